@@ -1,0 +1,44 @@
+#include "engine/diagnostics.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace clockwork {
+
+Diagnostics measure(const Kernel& kernel, double t) {
+  const VertexState& s = kernel.state();
+  Diagnostics d;
+  d.time = t;
+  for (Index a = 0; a < s.size(); ++a) {
+    if (s.kinematic(a)) continue;
+    const Vec3 p = s.mass(a) * s.velocity(a);
+    d.linear_momentum += p;
+    d.angular_momentum += s.position_at(a, t).cross(p);
+    d.kinetic += 0.5 * s.mass(a) * s.velocity(a).squaredNorm();
+  }
+  for (std::size_t k = 0; k < kernel.source_count(); ++k)
+    d.potential += kernel.source(static_cast<EventKind>(k)).potential_energy(s, t);
+  return d;
+}
+
+DiagnosticsCsv::DiagnosticsCsv(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {
+  if (!file_) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
+  fmt::print(file_,
+             "time,px,py,pz,Lx,Ly,Lz,kinetic,potential,total,events\n");
+}
+
+DiagnosticsCsv::~DiagnosticsCsv() {
+  if (file_) std::fclose(file_);
+}
+
+void DiagnosticsCsv::write(const Diagnostics& d, std::uint64_t events) {
+  const auto& p = d.linear_momentum;
+  const auto& L = d.angular_momentum;
+  fmt::print(file_, "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{}\n",
+             d.time, p.x(), p.y(), p.z(), L.x(), L.y(), L.z(), d.kinetic, d.potential,
+             d.total(), events);
+  std::fflush(file_);
+}
+
+}  // namespace clockwork

@@ -1,0 +1,37 @@
+#pragma once
+/// Conserved quantities and energies of the whole system at a time `t` (DESIGN §1).
+#include <cstdio>
+#include <string>
+
+#include "engine/kernel.hpp"
+
+namespace clockwork {
+
+struct Diagnostics {
+  double time = 0.0;
+  Vec3 linear_momentum = Vec3::Zero();   ///< Σ m v over finite-mass vertices, kg·m/s
+  Vec3 angular_momentum = Vec3::Zero();  ///< Σ x(t) × m v about the origin, kg·m²/s
+  double kinetic = 0.0;                  ///< Σ ½ m |v|², J
+  double potential = 0.0;                ///< Σ over sources of their potential, J
+  double total() const { return kinetic + potential; }
+};
+
+/// Reads positions at `t` without syncing (every event before `t` was processed).
+Diagnostics measure(const Kernel& kernel, double t);
+
+/// Diagnostics CSV: one header line, one row per observer time, values written
+/// with 17 significant digits so they round-trip.
+class DiagnosticsCsv {
+ public:
+  /// Throws std::runtime_error naming the path if it cannot be opened.
+  explicit DiagnosticsCsv(const std::string& path);
+  ~DiagnosticsCsv();
+  DiagnosticsCsv(const DiagnosticsCsv&) = delete;
+  DiagnosticsCsv& operator=(const DiagnosticsCsv&) = delete;
+  void write(const Diagnostics& d, std::uint64_t events);
+
+ private:
+  std::FILE* file_ = nullptr;
+};
+
+}  // namespace clockwork

@@ -1,0 +1,32 @@
+#pragma once
+/// An event source owns the payloads of one event kind and processes its events.
+#include <string_view>
+
+#include "engine/event_queue.hpp"
+#include "engine/vertex_state.hpp"
+
+namespace clockwork {
+
+class Kernel;
+
+class EventSource {
+ public:
+  virtual ~EventSource() = default;
+  /// Kind name in traces and statistics, e.g. "force:membrane".
+  virtual std::string_view name() const = 0;
+  /// Processes the event of `slot` at `time` (the kernel's current time). Returns the
+  /// time of the slot's next occurrence, or kNever. A source that reschedules or
+  /// cancels the processed slot itself through the kernel returns kNever.
+  virtual double process(EventSlot slot, double time, Kernel& kernel) = 0;
+  /// Number of vertices the event touches (for traces).
+  virtual int stencil_size(EventSlot /*slot*/) const { return 0; }
+  /// Potential energy of this source's terms at time `t` (positions read, not synced).
+  virtual double potential_energy(const VertexState& /*state*/, double /*t*/) const {
+    return 0.0;
+  }
+  /// A certificate of this source lost its failure time because the velocity of a
+  /// vertex of its support changed: recompute it and reschedule (Kernel::reschedule).
+  virtual void support_changed(EventSlot /*slot*/, Kernel& /*kernel*/) {}
+};
+
+}  // namespace clockwork

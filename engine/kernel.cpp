@@ -1,0 +1,149 @@
+#include "engine/kernel.hpp"
+
+#include <cassert>
+#include <chrono>
+
+namespace clockwork {
+
+EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
+  assert(sources_.size() < 0xffff);
+  const auto kind = static_cast<EventKind>(sources_.size());
+  sources_.push_back(std::move(source));
+  handles_.emplace_back();
+  stats_.emplace_back();
+  if (trace_) trace_->name_track(kind, sources_.back()->name());
+  return kind;
+}
+
+void Kernel::finalize_vertices() {
+  // Lists hold intrusive links: they may only be (re)sized while all are empty.
+  for ([[maybe_unused]] const auto& list : dependents_) assert(list.empty());
+  dependents_ = std::vector<DependentList>(state_.size());
+  touched_.reserve(state_.size());
+}
+
+Kernel::SlotHandle& Kernel::slot_handle(EventKind kind, EventSlot slot) {
+  auto& table = handles_[kind];
+  if (slot >= table.size()) table.resize(std::size_t(slot) + 1);
+  return table[slot];
+}
+
+void Kernel::schedule(EventKind kind, EventSlot slot, double time) {
+  assert(time >= now_);
+  SlotHandle& h = slot_handle(kind, slot);
+  assert(h.state == 0 && "event already scheduled");
+  h.handle = queue_.push(time, kind, slot);
+  h.state = 1;
+  ++effects_.created;
+}
+
+void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
+  assert(time >= now_);
+  SlotHandle& h = slot_handle(kind, slot);
+  if (h.state == 0) {
+    h.handle = queue_.push(time, kind, slot);
+    ++effects_.created;
+  } else {
+    queue_.update(h.handle, time);
+    ++effects_.rescheduled;
+    ++stats_[kind].rescheduled;
+  }
+  h.state = 1;
+}
+
+void Kernel::cancel(EventKind kind, EventSlot slot) {
+  SlotHandle& h = slot_handle(kind, slot);
+  if (h.state == 0) return;
+  queue_.erase(h.handle);
+  h.state = 0;
+  ++effects_.destroyed;
+}
+
+bool Kernel::scheduled(EventKind kind, EventSlot slot) const {
+  return slot < handles_[kind].size() && handles_[kind][slot].state != 0;
+}
+
+double Kernel::scheduled_time(EventKind kind, EventSlot slot) const {
+  assert(scheduled(kind, slot));
+  return (*handles_[kind][slot].handle).time;
+}
+
+void Kernel::attach(Certificate& c, Index a) {
+  assert(c.support_size < Certificate::kMaxSupport);
+  assert(a < dependents_.size() && "finalize_vertices() before attaching certificates");
+  ContingencyLink& link = c.links[c.support_size++];
+  link.owner = &c;
+  dependents_[a].push_back(link);
+}
+
+void Kernel::flush_contingency() {
+  if (touched_.empty()) return;
+  ++epoch_;
+  // Collect first: a certificate's handler may re-link its support.
+  for (Index a : touched_) {
+    for (ContingencyLink& link : dependents_[a]) {
+      Certificate* c = link.owner;
+      if (c->stamp == epoch_) continue;
+      c->stamp = epoch_;
+      pending_.push_back(c);
+    }
+  }
+  touched_.clear();
+  for (Certificate* c : pending_) sources_[c->kind]->support_changed(c->slot, *this);
+  pending_.clear();
+}
+
+void Kernel::process_top() {
+  const EventNode event = queue_.top();
+  now_ = event.time;
+  SlotHandle& h = handles_[event.kind][event.slot];
+  assert(h.state == 1);
+  h.state = 2;
+  effects_ = {};
+  const auto wall_start = trace_ ? std::chrono::steady_clock::now()
+                                 : std::chrono::steady_clock::time_point{};
+  EventSource& source = *sources_[event.kind];
+  const double next = source.process(event.slot, event.time, *this);
+  // The handle table may have grown during processing: look the slot up again.
+  SlotHandle& after = handles_[event.kind][event.slot];
+  if (after.state == 2) {
+    if (next < kNever) {
+      // Moving the top later is one sift instead of a pop and a push.
+      queue_.update(after.handle, next);
+      after.state = 1;
+    } else {
+      queue_.erase(after.handle);
+      after.state = 0;
+    }
+  } else {
+    assert(next == kNever && "a source that rescheduled itself must return kNever");
+  }
+  flush_contingency();
+  ++processed_;
+  ++stats_[event.kind].processed;
+  if (trace_) {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    trace_->record(event, source.name(), source.stencil_size(event.slot), effects_, wall);
+  }
+}
+
+bool Kernel::step() {
+  if (queue_.empty()) return false;
+  process_top();
+  return true;
+}
+
+void Kernel::run_until(double t_end) {
+  while (!queue_.empty() && queue_.top().time <= t_end) process_top();
+  if (t_end > now_ && t_end < kNever) now_ = t_end;
+}
+
+void Kernel::set_trace(Trace* trace) {
+  trace_ = trace;
+  if (trace_)
+    for (std::size_t k = 0; k < sources_.size(); ++k)
+      trace_->name_track(static_cast<EventKind>(k), sources_[k]->name());
+}
+
+}  // namespace clockwork

@@ -1,0 +1,41 @@
+#pragma once
+/// Observer events: at frame times i / frame_rate, hand the kernel to a callback that
+/// writes frames and diagnostics (reading positions without syncing).
+#include <functional>
+#include <string_view>
+
+#include "engine/kernel.hpp"
+
+namespace clockwork {
+
+class ObserverSource final : public EventSource {
+ public:
+  using Callback = std::function<void(int frame, double time, Kernel& kernel)>;
+
+  /// Frames 0..frame_count at times frame / frame_rate (computed, not accumulated).
+  ObserverSource(double frame_rate, int frame_count, Callback callback)
+      : frame_rate_(frame_rate), frame_count_(frame_count), callback_(std::move(callback)) {}
+
+  std::string_view name() const override { return "observer"; }
+  double process(EventSlot /*slot*/, double time, Kernel& kernel) override {
+    callback_(frame_, time, kernel);
+    ++frame_;
+    return frame_ <= frame_count_ ? frame_ / frame_rate_ : kNever;
+  }
+  /// Observes frame 0 now (the initial state, before any event at time 0) and
+  /// schedules frame 1. Later frames are observed before the force ticks at their
+  /// time, since those were scheduled after the previous frame.
+  void start(EventKind my_kind, Kernel& kernel) {
+    callback_(0, 0.0, kernel);
+    frame_ = 1;
+    if (frame_ <= frame_count_) kernel.schedule(my_kind, 0, frame_ / frame_rate_);
+  }
+
+ private:
+  double frame_rate_;
+  int frame_count_;
+  Callback callback_;
+  int frame_ = 0;
+};
+
+}  // namespace clockwork

@@ -1,0 +1,142 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "engine/diagnostics.hpp"
+#include "engine/kernel.hpp"
+#include "engine/kinematic_script.hpp"
+
+using namespace clockwork;
+
+namespace {
+
+/// Records (time, slot) of every event; slot s recurs with period s + 1, until 10.
+class Recorder final : public EventSource {
+ public:
+  std::string_view name() const override { return "recorder"; }
+  std::vector<std::pair<double, EventSlot>> log;
+  double process(EventSlot slot, double time, Kernel&) override {
+    log.emplace_back(time, slot);
+    const double next = time + slot + 1;
+    return next <= 10 ? next : kNever;
+  }
+};
+
+/// Slot 0 cancels slot 1 and reschedules itself through the kernel.
+class SelfManaging final : public EventSource {
+ public:
+  EventKind kind = 0;
+  int runs = 0;
+  std::string_view name() const override { return "self"; }
+  double process(EventSlot slot, double time, Kernel& k) override {
+    ++runs;
+    REQUIRE(slot == 0);
+    k.cancel(kind, 1);
+    if (time < 3) k.reschedule(kind, 0, time + 1);
+    return kNever;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("events run in time order, ties in scheduling order, up to and including t_end") {
+  Kernel k;
+  auto owned = std::make_unique<Recorder>();
+  Recorder& r = *owned;
+  const EventKind kind = k.add_source(std::move(owned));
+  for (EventSlot s = 0; s < 3; ++s) k.schedule(kind, s, 0.0);
+  k.run_until(4.0);
+  CHECK(k.now() == 4.0);
+  const std::vector<std::pair<double, EventSlot>> expected = {
+      {0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 1}, {2, 0}, {3, 2}, {3, 0}, {4, 1}, {4, 0}};
+  CHECK(r.log == expected);
+  CHECK(k.stats(kind).processed == expected.size());
+  CHECK(k.scheduled(kind, 2));
+  CHECK(k.scheduled_time(kind, 2) == 6.0);
+}
+
+TEST_CASE("a source may reschedule itself and cancel others while it runs") {
+  Kernel k;
+  auto owned = std::make_unique<SelfManaging>();
+  SelfManaging& s = *owned;
+  s.kind = k.add_source(std::move(owned));
+  k.schedule(s.kind, 0, 0.0);
+  k.schedule(s.kind, 1, 0.5);
+  k.run_until(100.0);
+  CHECK(s.runs == 4);  // t = 0, 1, 2, 3
+  CHECK(!k.scheduled(s.kind, 1));
+  CHECK(k.empty());
+}
+
+TEST_CASE("a kinematic script moves vertices along piecewise-linear keyframes") {
+  Kernel k;
+  const Index a = k.state().add(Vec3(1, 0, 0), Vec3::Zero(), kNever);
+  k.finalize_vertices();
+  auto owned = std::make_unique<KinematicScriptSource>();
+  KinematicScriptSource& script = *owned;
+  script.add(ScriptGroup{{a}, {Vec3(1, 0, 0)}, {{0.0, Vec3::Zero()}, {1.0, Vec3(0, 2, 0)}, {3.0, Vec3(0, 2, 4)}}});
+  const EventKind kind = k.add_source(std::move(owned));
+  script.start(kind, k);
+  k.run_until(0.5);
+  CHECK(k.state().position_at(a, 0.5).isApprox(Vec3(1, 1, 0)));
+  k.run_until(2.0);
+  CHECK(k.state().position_at(a, 2.0).isApprox(Vec3(1, 2, 2)));
+  k.run_until(10.0);
+  CHECK(k.state().position_at(a, 10.0).isApprox(Vec3(1, 2, 4)));
+  CHECK(k.state().velocity(a) == Vec3::Zero());
+}
+
+TEST_CASE("the trace writes one JSON object per event; the chrome export is one JSON document") {
+  const auto dir = std::filesystem::temp_directory_path() / "clockwork_test_trace";
+  std::filesystem::create_directories(dir);
+  for (auto format : {TraceFormat::kJsonLines, TraceFormat::kChrome}) {
+    const std::string path = (dir / (format == TraceFormat::kChrome ? "t.json" : "t.jsonl")).string();
+    {
+      Kernel k;
+      auto owned = std::make_unique<Recorder>();
+      const EventKind kind = k.add_source(std::move(owned));
+      Trace trace(path, format);
+      k.set_trace(&trace);
+      k.schedule(kind, 0, 0.0);
+      k.schedule(kind, 1, 0.0);
+      k.run_until(3.0);
+      k.set_trace(nullptr);
+    }
+    std::ifstream in(path);
+    if (format == TraceFormat::kJsonLines) {
+      std::string line;
+      std::vector<nlohmann::json> records;
+      while (std::getline(in, line)) records.push_back(nlohmann::json::parse(line));
+      REQUIRE(records.size() == 6);  // slot 0 at 0,1,2,3; slot 1 at 0,2
+      CHECK(records[0]["kind"] == "recorder");
+      CHECK(records[0]["t"] == 0.0);
+      CHECK(records[1]["slot"] == 1);
+      CHECK(records[5]["t"] == 3.0);
+      for (const auto& r : records)
+        for (const char* key : {"t", "seq", "kind", "slot", "stencil", "created", "rescheduled",
+                                "destroyed", "wall_us"})
+          CHECK(r.contains(key));
+    } else {
+      const nlohmann::json doc = nlohmann::json::parse(in);
+      const auto& events = doc.at("traceEvents");
+      int instants = 0;
+      for (const auto& e : events) instants += e.at("ph") == "i";
+      CHECK(instants == 6);
+      CHECK(events[0].at("ph") == "M");  // track name
+    }
+  }
+}
+
+TEST_CASE("diagnostics read positions at the observer time without syncing") {
+  Kernel k;
+  k.state().add(Vec3(1, 0, 0), Vec3(0, 2, 0), 3.0);
+  k.state().add(Vec3(0, 0, 0), Vec3(0, 0, 0), kNever);  // kinematic: excluded
+  const Diagnostics d = measure(k, 0.5);
+  CHECK(d.linear_momentum.isApprox(Vec3(0, 6, 0)));
+  CHECK(d.angular_momentum.isApprox(Vec3(1, 1, 0).cross(Vec3(0, 6, 0))));
+  CHECK(d.kinetic == doctest::Approx(6.0));
+  CHECK(k.state().clock(0) == 0.0);
+}
