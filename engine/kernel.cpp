@@ -34,7 +34,9 @@ void Kernel::schedule(EventKind kind, EventSlot slot, double time) {
   assert(h.state == 0 && "event already scheduled");
   h.handle = queue_.push(time, kind, slot);
   h.state = 1;
+#ifndef CLOCKWORK_NO_TRACE
   ++effects_.created;
+#endif
 }
 
 void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
@@ -42,10 +44,14 @@ void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
   SlotHandle& h = slot_handle(kind, slot);
   if (h.state == 0) {
     h.handle = queue_.push(time, kind, slot);
+#ifndef CLOCKWORK_NO_TRACE
     ++effects_.created;
+#endif
   } else {
     queue_.update(h.handle, time);
+#ifndef CLOCKWORK_NO_TRACE
     ++effects_.rescheduled;
+#endif
     ++stats_[kind].rescheduled;
   }
   h.state = 1;
@@ -56,7 +62,9 @@ void Kernel::cancel(EventKind kind, EventSlot slot) {
   if (h.state == 0) return;
   queue_.erase(h.handle);
   h.state = 0;
+#ifndef CLOCKWORK_NO_TRACE
   ++effects_.destroyed;
+#endif
 }
 
 bool Kernel::scheduled(EventKind kind, EventSlot slot) const {
@@ -99,9 +107,11 @@ void Kernel::process_top() {
   SlotHandle& h = handles_[event.kind][event.slot];
   assert(h.state == 1);
   h.state = 2;
+#ifndef CLOCKWORK_NO_TRACE
   effects_ = {};
   const auto wall_start = trace_ ? std::chrono::steady_clock::now()
                                  : std::chrono::steady_clock::time_point{};
+#endif
   EventSource& source = *sources_[event.kind];
   const double next = source.process(event.slot, event.time, *this);
   // The handle table may have grown during processing: look the slot up again.
@@ -121,11 +131,13 @@ void Kernel::process_top() {
   flush_contingency();
   ++processed_;
   ++stats_[event.kind].processed;
+#ifndef CLOCKWORK_NO_TRACE
   if (trace_) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     trace_->record(event, source.name(), source.stencil_size(event.slot), effects_, wall);
   }
+#endif
 }
 
 bool Kernel::step() {

@@ -1,0 +1,107 @@
+#include "integrators/hinge_energy.hpp"
+
+#include <unsupported/Eigen/AutoDiff>
+
+#include <cmath>
+#include <numbers>
+
+#include "engine/psd.hpp"
+
+namespace clockwork {
+
+namespace {
+
+/// θ − θ̄ wrapped to (−π, π]: a hinge folding through ±π is not a jump of 2π.
+template <typename Scalar>
+Scalar wrapped(Scalar delta) {
+  using std::floor;
+  constexpr double two_pi = 2.0 * std::numbers::pi;
+  return delta - two_pi * floor((delta + std::numbers::pi) / two_pi);
+}
+
+/// ∂θ/∂x for any scalar type (double, or AutoDiff for the Hessian). The gradient
+/// with respect to an opposite vertex is −|e| n / |n|² (n its triangle's normal,
+/// |n| / |e| its height); the edge vertices take the negated sum weighted by the
+/// opposite vertices' projections on the edge, which keeps Σ ∂θ/∂x_i = 0.
+template <typename Scalar>
+Eigen::Matrix<Scalar, 12, 1> angle_gradient_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
+  using V3 = Eigen::Matrix<Scalar, 3, 1>;
+  using std::sqrt;
+  const V3 e = x.col(1) - x.col(0);
+  const V3 nA = e.cross(V3(x.col(2) - x.col(0)));
+  const V3 nB = V3(x.col(0) - x.col(1)).cross(V3(x.col(3) - x.col(1)));
+  const Scalar e2 = e.squaredNorm();
+  const Scalar elen = sqrt(e2);
+  const V3 g2 = nA * (-elen / nA.squaredNorm());
+  const V3 g3 = nB * (-elen / nB.squaredNorm());
+  const Scalar a2 = V3(x.col(2) - x.col(0)).dot(e) / e2;
+  const Scalar a3 = V3(x.col(3) - x.col(0)).dot(e) / e2;
+  Eigen::Matrix<Scalar, 12, 1> g;
+  g.template segment<3>(0) = -(Scalar(1) - a2) * g2 - (Scalar(1) - a3) * g3;
+  g.template segment<3>(3) = -a2 * g2 - a3 * g3;
+  g.template segment<3>(6) = g2;
+  g.template segment<3>(9) = g3;
+  return g;
+}
+
+template <typename Scalar>
+Scalar angle_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
+  using V3 = Eigen::Matrix<Scalar, 3, 1>;
+  using std::atan2;
+  const V3 e = x.col(1) - x.col(0);
+  const V3 nA = e.cross(V3(x.col(2) - x.col(0)));
+  const V3 nB = V3(x.col(0) - x.col(1)).cross(V3(x.col(3) - x.col(1)));
+  return atan2(nA.cross(nB).dot(e.normalized()), nA.dot(nB));
+}
+
+}  // namespace
+
+HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_bending) {
+  const Vec3 e = rest.col(1) - rest.col(0);
+  const double area_a = 0.5 * e.cross(Vec3(rest.col(2) - rest.col(0))).norm();
+  const double area_b = 0.5 * e.cross(Vec3(rest.col(3) - rest.col(0))).norm();
+  HingeBending h;
+  h.stiffness = k_bending;
+  h.weight = 3.0 * e.squaredNorm() / (area_a + area_b);
+  h.rest_angle = angle(rest);
+  return h;
+}
+
+double HingeBending::angle(const StencilPositions<4>& x) { return angle_t<double>(x); }
+
+StencilVector<4> HingeBending::angle_gradient(const StencilPositions<4>& x) {
+  return angle_gradient_t<double>(x);
+}
+
+double HingeBending::value(const StencilPositions<4>& x) const {
+  const double d = wrapped(angle(x) - rest_angle);
+  return stiffness * weight * d * d;
+}
+
+StencilVector<4> HingeBending::gradient(const StencilPositions<4>& x) const {
+  const double d = wrapped(angle(x) - rest_angle);
+  return (2.0 * stiffness * weight * d) * angle_gradient(x);
+}
+
+StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool project_psd) const {
+  // H = 2 k w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ); ∇²θ by forward-mode differentiation of ∇θ.
+  using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 12, 1>>;
+  Eigen::Matrix<AD, 3, 4> xa;
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 3; ++i)
+      xa(i, j) = AD(x(i, j), 12, 3 * j + i);
+  const Eigen::Matrix<AD, 12, 1> ga = angle_gradient_t<AD>(xa);
+  StencilMatrix<4> hess_theta;
+  StencilVector<4> g;
+  for (int r = 0; r < 12; ++r) {
+    g[r] = ga[r].value();
+    hess_theta.row(r) = ga[r].derivatives().transpose();
+  }
+  hess_theta = 0.5 * (hess_theta + hess_theta.transpose()).eval();
+  const double d = wrapped(angle(x) - rest_angle);
+  StencilMatrix<4> H = (2.0 * stiffness * weight) * (g * g.transpose() + d * hess_theta);
+  if (project_psd) project_to_psd(H);
+  return H;
+}
+
+}  // namespace clockwork

@@ -1,0 +1,151 @@
+#include "io/mesh.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numbers>
+#include <sstream>
+
+#include "io/scene_error.hpp"
+
+namespace clockwork {
+
+TriangleMesh make_grid(double size_u, double size_v, int nu, int nv, const Vec3& center,
+                       const Vec3& axis_u, const Vec3& axis_v) {
+  TriangleMesh m;
+  for (int j = 0; j <= nv; ++j)
+    for (int i = 0; i <= nu; ++i)
+      m.vertices.push_back(center + (size_u * (double(i) / nu - 0.5)) * axis_u +
+                           (size_v * (double(j) / nv - 0.5)) * axis_v);
+  auto id = [nu](int i, int j) { return static_cast<Index>(j * (nu + 1) + i); };
+  for (int j = 0; j < nv; ++j)
+    for (int i = 0; i < nu; ++i) {
+      const Index a = id(i, j), b = id(i + 1, j), c = id(i + 1, j + 1), d = id(i, j + 1);
+      if ((i + j) % 2 == 0) {
+        m.triangles.push_back({a, b, c});
+        m.triangles.push_back({a, c, d});
+      } else {
+        m.triangles.push_back({a, b, d});
+        m.triangles.push_back({b, c, d});
+      }
+    }
+  return m;
+}
+
+TriangleMesh make_disk(double radius, int rings, const Vec3& center, const Vec3& axis_u,
+                       const Vec3& axis_v) {
+  TriangleMesh m;
+  m.vertices.push_back(center);
+  std::vector<Index> ring_start{0};
+  for (int r = 1; r <= rings; ++r) {
+    ring_start.push_back(static_cast<Index>(m.vertices.size()));
+    const int n = 6 * r;
+    for (int k = 0; k < n; ++k) {
+      const double phi = 2.0 * std::numbers::pi * k / n;
+      const double rho = radius * r / rings;
+      m.vertices.push_back(center + rho * (std::cos(phi) * axis_u + std::sin(phi) * axis_v));
+    }
+  }
+  // Ring r-1 (n0 = 6(r-1) vertices, 1 for r = 1) to ring r (n1 = 6r): walk both rings
+  // by angle, always advancing the one whose next vertex has the smaller angle.
+  for (int r = 1; r <= rings; ++r) {
+    const int n0 = r == 1 ? 1 : 6 * (r - 1), n1 = 6 * r;
+    const Index s0 = ring_start[r - 1], s1 = ring_start[r];
+    int i0 = 0, i1 = 0;
+    while (i0 < (r == 1 ? 0 : n0) || i1 < n1) {
+      const double next0 = r == 1 ? 2.0 : double(i0 + 1) / n0;
+      const double next1 = double(i1 + 1) / n1;
+      const Index a = s0 + (r == 1 ? 0 : i0 % n0), b = s1 + i1 % n1;
+      if (next1 <= next0 && i1 < n1) {
+        m.triangles.push_back({a, b, static_cast<Index>(s1 + (i1 + 1) % n1)});
+        ++i1;
+      } else {
+        m.triangles.push_back({a, b, static_cast<Index>(s0 + (i0 + 1) % n0)});
+        ++i0;
+      }
+    }
+  }
+  return m;
+}
+
+TriangleMesh make_chain(const Vec3& start, const Vec3& end, int segments) {
+  TriangleMesh m;
+  for (int i = 0; i <= segments; ++i)
+    m.vertices.push_back(start + (end - start) * (double(i) / segments));
+  for (int i = 0; i < segments; ++i)
+    m.edges.push_back({static_cast<Index>(i), static_cast<Index>(i + 1)});
+  return m;
+}
+
+TriangleMesh read_obj(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw SceneError(fmt::format("{}: cannot open the OBJ file", path));
+  TriangleMesh m;
+  std::string line;
+  int line_no = 0;
+  auto fail = [&](std::string_view what) {
+    throw SceneError(fmt::format("{}:{}: {}: '{}'", path, line_no, what, line));
+  };
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream ls(line);
+    std::string tag;
+    ls >> tag;
+    if (tag == "v") {
+      Vec3 x;
+      std::string token;
+      for (int k = 0; k < 3; ++k) {
+        if (!(ls >> token)) fail("vertex needs 3 coordinates");
+        try {
+          std::size_t used = 0;
+          x[k] = std::stod(token, &used);
+          if (used != token.size()) fail("vertex coordinate is not a number");
+        } catch (const std::logic_error&) {
+          fail("vertex coordinate is not a number");
+        }
+        if (!std::isfinite(x[k])) fail("vertex coordinate is not finite");
+      }
+      m.vertices.push_back(x);
+    } else if (tag == "f") {
+      std::vector<Index> face;
+      std::string token;
+      while (ls >> token) {
+        long long idx = 0;
+        try {
+          idx = std::stoll(token.substr(0, token.find('/')));
+        } catch (const std::logic_error&) {
+          fail("face index is not an integer");
+        }
+        const long long n = static_cast<long long>(m.vertices.size());
+        if (idx < 0) idx = n + idx + 1;
+        if (idx < 1 || idx > n) fail("face index out of range");
+        face.push_back(static_cast<Index>(idx - 1));
+      }
+      if (face.size() < 3) fail("face needs at least 3 vertices");
+      for (std::size_t k = 1; k + 1 < face.size(); ++k)
+        m.triangles.push_back({face[0], face[k], face[k + 1]});
+    }
+  }
+  if (m.vertices.empty()) throw SceneError(fmt::format("{}: OBJ file has no vertices", path));
+  return m;
+}
+
+std::vector<std::array<Index, 4>> interior_hinges(const TriangleMesh& mesh) {
+  // Directed edge (a, b) -> opposite vertex of the triangle where it appears.
+  std::map<std::pair<Index, Index>, Index> opposite;
+  for (const auto& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) opposite[{t[k], t[(k + 1) % 3]}] = t[(k + 2) % 3];
+  std::vector<std::array<Index, 4>> hinges;
+  for (const auto& [edge, x2] : opposite) {
+    const auto [a, b] = edge;
+    if (a > b) continue;  // each undirected edge once
+    auto twin = opposite.find({b, a});
+    if (twin == opposite.end()) continue;
+    hinges.push_back({a, b, x2, twin->second});
+  }
+  return hinges;
+}
+
+}  // namespace clockwork

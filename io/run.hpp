@@ -1,0 +1,35 @@
+#pragma once
+/// Running a loaded scene: observer events write frames (OBJ, PLY) and the
+/// diagnostics CSV into an output folder; optional event trace and progress line.
+#include <cmath>
+#include <string>
+
+#include "engine/trace.hpp"
+#include "io/scene.hpp"
+
+namespace clockwork {
+
+struct RunOptions {
+  std::string out_dir;                ///< created if missing
+  double until = std::nan("");        ///< end time; NaN: the scene's end_time
+  std::string trace_path;             ///< empty: no trace
+  TraceFormat trace_format = TraceFormat::kJsonLines;
+  bool progress = false;              ///< progress line on stderr
+};
+
+struct RunSummary {
+  std::uint64_t events = 0;
+  int frames = 0;
+  double simulated_seconds = 0.0;
+  double wall_seconds = 0.0;
+};
+
+/// Layout: OUT/diagnostics.csv, OUT/frames/BODY_NNNNN.obj and .ply (frame NNNNN at
+/// time NNNNN / frame_rate). Throws std::runtime_error if the folder cannot be written.
+RunSummary run_scene(Scene& scene, const RunOptions& options);
+
+/// Path of a frame file, e.g. frame_path("out", "cloth", 12, "ply").
+std::string frame_path(const std::string& out_dir, const std::string& body, int frame,
+                       const char* extension);
+
+}  // namespace clockwork

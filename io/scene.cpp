@@ -1,0 +1,523 @@
+#include "io/scene.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <tuple>
+#include <type_traits>
+
+#include "integrators/force_source.hpp"
+#include "integrators/gravity_energy.hpp"
+#include "integrators/hinge_energy.hpp"
+#include "integrators/membrane_energy.hpp"
+#include "integrators/spring_energy.hpp"
+#include "integrators/stability.hpp"
+#include "integrators/wind_force.hpp"
+#include "engine/kinematic_script.hpp"
+#include "io/json_reader.hpp"
+#include "io/mesh.hpp"
+
+namespace clockwork {
+
+namespace {
+
+constexpr double kAuto = -1.0;  // period chosen by the stability estimate
+
+struct Wind {
+  Vec3 velocity = Vec3::Zero();
+  double drag = 0.0;
+};
+
+/// The typed force sources of a scene, filled body by body, registered at the end.
+struct Sources {
+  std::unique_ptr<ForceSource<MembraneStVK>> membrane =
+      std::make_unique<ForceSource<MembraneStVK>>("force:membrane");
+  std::unique_ptr<ForceSource<HingeBending>> bending =
+      std::make_unique<ForceSource<HingeBending>>("force:bending");
+  std::unique_ptr<ForceSource<SpringEnergy>> spring =
+      std::make_unique<ForceSource<SpringEnergy>>("force:spring");
+  std::unique_ptr<ForceSource<GravityEnergy>> gravity =
+      std::make_unique<ForceSource<GravityEnergy>>("force:gravity");
+  std::unique_ptr<ForceSource<WindForce>> wind =
+      std::make_unique<ForceSource<WindForce>>("force:wind");
+  std::unique_ptr<KinematicScriptSource> script = std::make_unique<KinematicScriptSource>();
+};
+
+struct PeriodSettings {
+  double membrane = kAuto, bending = kAuto, spring = kAuto, gravity = kAuto, wind = kAuto;
+  double safety = 1.0;
+};
+
+double period_field(const std::optional<JsonField>& f) {
+  if (!f) return kAuto;
+  if (f->raw().is_string()) {
+    f->choice({"auto"});
+    return kAuto;
+  }
+  return f->positive();
+}
+
+PeriodSettings read_periods(const std::optional<JsonField>& f) {
+  PeriodSettings p;
+  if (!f) return p;
+  f->expect_keys({"membrane", "bending", "spring", "gravity", "wind", "safety"});
+  p.membrane = period_field(f->find("membrane"));
+  p.bending = period_field(f->find("bending"));
+  p.spring = period_field(f->find("spring"));
+  p.gravity = period_field(f->find("gravity"));
+  p.wind = period_field(f->find("wind"));
+  if (auto s = f->find("safety")) {
+    p.safety = s->number();
+    if (!(p.safety > 0.0 && p.safety <= 1.0)) s->fail("must be in (0, 1]");
+  }
+  return p;
+}
+
+std::pair<Vec3, Vec3> read_axes(const JsonField& shape) {
+  Vec3 u = Vec3::UnitX(), v = Vec3::UnitY();
+  if (auto axes = shape.find("axes")) {
+    if (axes->array_size() != 2) axes->fail("expected two axes [[ux,uy,uz],[vx,vy,vz]]");
+    u = (*axes)[0].vec3();
+    v = (*axes)[1].vec3();
+    if (u.norm() == 0.0 || v.norm() == 0.0 || u.cross(v).norm() < 1e-9 * u.norm() * v.norm())
+      axes->fail("axes must be non-zero and not parallel");
+    u.normalize();
+    v = (v - v.dot(u) * u).normalized();
+  }
+  return {u, v};
+}
+
+TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
+                        std::string& kind) {
+  kind = shape.at("type").choice({"grid", "disk", "chain", "obj"});
+  if (kind == "grid") {
+    shape.expect_keys({"type", "size", "resolution", "center", "axes"});
+    const JsonField size = shape.at("size"), res = shape.at("resolution");
+    if (size.array_size() != 2) size.fail("expected [size_u, size_v] in metres");
+    if (res.array_size() != 2) res.fail("expected [cells_u, cells_v]");
+    const auto [u, v] = read_axes(shape);
+    return make_grid(size[0].positive(), size[1].positive(),
+                     static_cast<int>(res[0].integer_in(1, 4096)),
+                     static_cast<int>(res[1].integer_in(1, 4096)), shape.at("center").vec3(), u, v);
+  }
+  if (kind == "disk") {
+    shape.expect_keys({"type", "radius", "rings", "center", "axes"});
+    const auto [u, v] = read_axes(shape);
+    return make_disk(shape.at("radius").positive(),
+                     static_cast<int>(shape.at("rings").integer_in(1, 2048)),
+                     shape.at("center").vec3(), u, v);
+  }
+  if (kind == "chain") {
+    shape.expect_keys({"type", "start", "end", "segments"});
+    const Vec3 a = shape.at("start").vec3(), b = shape.at("end").vec3();
+    if ((b - a).norm() == 0.0) shape.at("end").fail("must differ from start");
+    return make_chain(a, b, static_cast<int>(shape.at("segments").integer_in(1, 10000000)));
+  }
+  shape.expect_keys({"type", "file", "translate", "scale"});
+  const JsonField file = shape.at("file");
+  std::filesystem::path p(file.string());
+  if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+  TriangleMesh m;
+  try {
+    m = read_obj(p.string());
+  } catch (const SceneError& e) {
+    file.fail(e.what());
+  }
+  if (m.triangles.empty()) file.fail("OBJ file has no faces");
+  const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+  const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
+  for (Vec3& x : m.vertices) x = scale * x + t;
+  return m;
+}
+
+class SceneBuilder {
+ public:
+  SceneBuilder(const nlohmann::json& doc, const std::string& file, const std::string& base_dir)
+      : root_(doc, file), base_dir_(base_dir) {}
+
+  Scene build() {
+    root_.expect_keys({"name", "end_time", "frame_rate", "seed", "gravity", "wind", "output",
+                       "bodies"});
+    scene_.name = root_.at("name").string();
+    if (scene_.name.empty() || scene_.name.find_first_of("/\\") != std::string::npos)
+      root_.at("name").fail("must be a non-empty name without slashes");
+    scene_.end_time = root_.at("end_time").positive();
+    scene_.frame_rate = root_.at("frame_rate").positive();
+    seed_ = root_.has("seed") ? static_cast<std::uint64_t>(root_.at("seed").integer_in(0, 1LL << 62))
+                              : 0;
+    if (auto g = root_.find("gravity")) gravity_ = g->vec3();
+    if (auto w = root_.find("wind")) {
+      w->expect_keys({"velocity", "drag"});
+      wind_.velocity = w->at("velocity").vec3();
+      wind_.drag = w->at("drag").non_negative();
+    }
+    if (auto out = root_.find("output")) {
+      out->expect_keys({"obj", "ply"});
+      if (auto f = out->find("obj")) scene_.write_obj = f->boolean();
+      if (auto f = out->find("ply")) scene_.write_ply = f->boolean();
+    }
+    const JsonField bodies = root_.at("bodies");
+    if (bodies.array_size() == 0) bodies.fail("needs at least one body");
+    scene_.kernel = std::make_unique<Kernel>();
+    for (std::size_t i = 0; i < bodies.array_size(); ++i) read_body(bodies[i], i);
+    register_sources();
+    return std::move(scene_);
+  }
+
+ private:
+  void read_body(const JsonField& b, std::size_t index) {
+    b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods"});
+    Body body;
+    body.name = b.at("name").string();
+    if (body.name.empty() || body.name.find_first_of("/\\ ") != std::string::npos)
+      b.at("name").fail("must be a non-empty name without slashes or spaces");
+    for (const Body& other : scene_.bodies)
+      if (other.name == body.name) b.at("name").fail("duplicate body name");
+    std::string kind;
+    TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
+    const bool springs = kind == "chain";
+    const PeriodSettings periods = read_periods(b.find("periods"));
+
+    const std::size_t n = mesh.vertices.size();
+    std::vector<double> mass(n, 0.0);
+    const JsonField material = b.at("material");
+    double mu = 0, lambda = 0, k_bending = 0, area_density = 0;
+    std::vector<double> stiffness, quartic{0.0};
+    std::optional<double> rest_length;
+    if (springs) {
+      material.expect_keys({"node_mass", "stiffness", "quartic", "rest_length"});
+      std::fill(mass.begin(), mass.end(), material.at("node_mass").positive());
+      stiffness = read_list(material.at("stiffness"), /*positive=*/true);
+      if (auto q = material.find("quartic")) quartic = read_list(*q, /*positive=*/false);
+      if (auto r = material.find("rest_length")) rest_length = r->positive();
+    } else {
+      material.expect_keys({"area_density", "young", "poisson", "bending"});
+      area_density = material.at("area_density").positive();
+      const double young = material.at("young").positive();
+      const JsonField poisson = material.at("poisson");
+      const double nu = poisson.number();
+      if (!(nu >= 0.0 && nu < 0.5)) poisson.fail("must be in [0, 0.5)");
+      std::tie(mu, lambda) = MembraneStVK::lame_plane_stress(young, nu);
+      k_bending = material.at("bending").non_negative();
+      for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+        const auto& tri = mesh.triangles[t];
+        if (MembraneStVK::is_degenerate(gather<3>(mesh.vertices, tri)))
+          b.at("shape").fail(fmt::format("triangle {} (vertices {}, {}, {}) is degenerate", t,
+                                         tri[0], tri[1], tri[2]));
+        const double area = 0.5 * (mesh.vertices[tri[1]] - mesh.vertices[tri[0]])
+                                      .cross(mesh.vertices[tri[2]] - mesh.vertices[tri[0]])
+                                      .norm();
+        for (Index a : tri) mass[a] += area_density * area / 3.0;
+      }
+      for (std::size_t a = 0; a < n; ++a)
+        if (mass[a] == 0.0)
+          b.at("shape").fail(fmt::format("vertex {} belongs to no triangle", a));
+    }
+
+    // Pins: infinite mass; optionally moved by a keyframed script.
+    std::vector<Index> pins = read_pins(b.find("pins"), kind, mesh, b);
+    std::vector<bool> pinned(n, false);
+    for (Index a : pins) pinned[a] = true;
+
+    // Initial velocities.
+    std::vector<Vec3> velocity = read_velocities(b.find("velocity"), mesh.vertices, mass, index);
+    VertexState& state = scene_.kernel->state();
+    body.first_vertex = static_cast<Index>(state.size());
+    body.vertex_count = static_cast<Index>(n);
+    for (std::size_t a = 0; a < n; ++a)
+      state.add(mesh.vertices[a], pinned[a] ? Vec3::Zero() : velocity[a],
+                pinned[a] ? kNever : mass[a]);
+    auto global = [&](Index a) { return body.first_vertex + a; };
+    std::vector<double> inv_mass(n);
+    for (std::size_t a = 0; a < n; ++a) inv_mass[a] = pinned[a] ? 0.0 : 1.0 / mass[a];
+
+    if (auto motion = b.find("pin_motion")) read_pin_motion(*motion, pins, mesh, global);
+
+    // Stencils. The stability estimate of a stencil gives each of its vertices the
+    // share m_a / n_a of its mass, n_a the number of stencils of the same kind at the
+    // vertex (a Gershgorin bound on the assembled stiffness the vertex feels).
+    const auto share = [&](const auto& ids, const std::vector<int>& count) {
+      std::array<double, std::tuple_size_v<std::decay_t<decltype(ids)>>> w{};
+      for (std::size_t i = 0; i < w.size(); ++i) w[i] = inv_mass[ids[i]] * count[ids[i]];
+      return w;
+    };
+    const auto incidence = [&](const auto& stencils) {
+      std::vector<int> count(n, 0);
+      for (const auto& st : stencils)
+        for (Index a : st) ++count[a];
+      return count;
+    };
+    double min_elastic = kNever;
+    if (springs) {
+      const std::vector<int> per_vertex = incidence(mesh.edges);
+      for (std::size_t e = 0; e < mesh.edges.size(); ++e) {
+        const auto& [i, j] = mesh.edges[e];
+        SpringEnergy s{};
+        s.stiffness = stiffness[e % stiffness.size()];
+        s.quartic = quartic[e % quartic.size()];
+        s.rest_length = rest_length ? *rest_length
+                                    : (mesh.vertices[j] - mesh.vertices[i]).norm();
+        min_elastic = std::min(min_elastic, add_stencil(*sources_.spring, {global(i), global(j)},
+                                                        s, gather<2>(mesh.vertices, {i, j}),
+                                                        share(mesh.edges[e], per_vertex),
+                                                        periods.spring, periods.safety));
+      }
+    } else {
+      const std::vector<int> per_vertex = incidence(mesh.triangles);
+      for (const auto& tri : mesh.triangles) {
+        const auto rest = gather<3>(mesh.vertices, tri);
+        min_elastic = std::min(
+            min_elastic,
+            add_stencil(*sources_.membrane, {global(tri[0]), global(tri[1]), global(tri[2])},
+                        MembraneStVK::from_rest(rest, mu, lambda), rest,
+                        share(tri, per_vertex),
+                        periods.membrane, periods.safety));
+      }
+      // Automatic bending periods are capped by the body's shortest membrane period:
+      // longer bending periods, though stable by the per-stencil estimate, drove the
+      // hanging-cloth demo unstable (asynchronous resonance, cf. Fong, de Sturler and
+      // Lew 2008), while equal or shorter ones conserve energy.
+      const double membrane_cap = min_elastic;
+      const auto hinges = interior_hinges(mesh);
+      const std::vector<int> per_vertex_hinge = incidence(hinges);
+      if (k_bending > 0.0)
+        for (const auto& h : hinges) {
+          const auto rest = gather<4>(mesh.vertices, h);
+          min_elastic = std::min(
+              min_elastic,
+              add_stencil(*sources_.bending,
+                          {global(h[0]), global(h[1]), global(h[2]), global(h[3])},
+                          HingeBending::from_rest(rest, k_bending), rest,
+                          share(h, per_vertex_hinge),
+                          periods.bending, periods.safety, membrane_cap));
+        }
+    }
+    const double fallback = std::isfinite(min_elastic) ? min_elastic : kNever;
+    if (gravity_.squaredNorm() > 0.0) {
+      const double h = resolve_fallback(periods.gravity, fallback, b, "gravity");
+      for (std::size_t a = 0; a < n; ++a)
+        if (!pinned[a])
+          add_fixed(*sources_.gravity, {global(a)}, GravityEnergy{mass[a], gravity_}, h);
+    }
+    if (wind_.drag > 0.0 && !springs) {
+      const double h = resolve_fallback(periods.wind, fallback, b, "wind");
+      for (const auto& tri : mesh.triangles) {
+        WindForce w{};
+        w.wind_velocity = wind_.velocity;
+        w.drag = wind_.drag;
+        add_fixed(*sources_.wind, {global(tri[0]), global(tri[1]), global(tri[2])}, w, h);
+      }
+    }
+    body.triangles = std::move(mesh.triangles);
+    body.edges = std::move(mesh.edges);
+    scene_.bodies.push_back(std::move(body));
+  }
+
+  template <int N>
+  static StencilPositions<N> gather(const std::vector<Vec3>& x, const std::array<Index, N>& ids) {
+    StencilPositions<N> out;
+    for (int i = 0; i < N; ++i) out.col(i) = x[ids[i]];
+    return out;
+  }
+
+  static std::vector<double> read_list(const JsonField& f, bool positive) {
+    std::vector<double> out;
+    if (f.raw().is_number()) {
+      out.push_back(positive ? f.positive() : f.non_negative());
+      return out;
+    }
+    if (f.array_size() == 0) f.fail("expected a number or a non-empty array of numbers");
+    for (std::size_t i = 0; i < f.array_size(); ++i)
+      out.push_back(positive ? f[i].positive() : f[i].non_negative());
+    return out;
+  }
+
+  /// Adds a stencil whose period is given or estimated; returns the period used
+  /// (infinity if the stencil was skipped because nothing can move or it is stiffless).
+  template <typename Term>
+  double add_stencil(ForceSource<Term>& source, const std::array<Index, Term::kVertices>& ids,
+                     const Term& term, const StencilPositions<Term::kVertices>& rest,
+                     const std::array<double, Term::kVertices>& inv_mass, double period,
+                     double safety, double auto_cap = kNever) {
+    if (std::all_of(inv_mass.begin(), inv_mass.end(), [](double w) { return w == 0.0; }))
+      return kNever;
+    const double h =
+        period == kAuto ? std::min(stable_period(term, rest, inv_mass, safety), auto_cap) : period;
+    if (!std::isfinite(h)) return kNever;
+    add_fixed(source, ids, term, h);
+    return h;
+  }
+
+  template <typename Term>
+  void add_fixed(ForceSource<Term>& source, const std::array<Index, Term::kVertices>& ids,
+                 const Term& term, double h) {
+    source.add(ids, term, h);
+    TermSummary& s = summary(std::string(source.name()));
+    ++s.count;
+    s.min_period = std::min(s.min_period, h);
+    s.max_period = std::max(s.max_period, h);
+  }
+
+  TermSummary& summary(const std::string& kind) {
+    for (TermSummary& s : scene_.terms)
+      if (s.kind == kind) return s;
+    scene_.terms.push_back(TermSummary{kind});
+    return scene_.terms.back();
+  }
+
+  static double resolve_fallback(double period, double fallback, const JsonField& body,
+                                 const char* what) {
+    if (period != kAuto) return period;
+    if (!std::isfinite(fallback))
+      body.fail(fmt::format("periods/{} must be given: the body has no elastic stencil to take "
+                            "an automatic period from",
+                            what));
+    return fallback;
+  }
+
+  std::vector<Index> read_pins(const std::optional<JsonField>& f, const std::string& kind,
+                               const TriangleMesh& mesh, const JsonField& body) {
+    std::vector<Index> pins;
+    if (!f) return pins;
+    const std::size_t n = mesh.vertices.size();
+    const std::size_t count = f->array_size();
+    for (std::size_t i = 0; i < count; ++i) {
+      const JsonField p = (*f)[i];
+      Index a;
+      if (p.raw().is_string()) {
+        a = named_vertex(p, kind, mesh, body);
+      } else {
+        a = static_cast<Index>(p.integer_in(0, static_cast<long long>(n) - 1));
+      }
+      if (std::find(pins.begin(), pins.end(), a) != pins.end()) p.fail("vertex pinned twice");
+      pins.push_back(a);
+    }
+    return pins;
+  }
+
+  static Index named_vertex(const JsonField& p, const std::string& kind, const TriangleMesh& mesh,
+                            const JsonField& body) {
+    const Index n = static_cast<Index>(mesh.vertices.size());
+    if (kind == "chain") {
+      const std::string s = p.choice({"first", "last"});
+      return s == "first" ? 0 : n - 1;
+    }
+    if (kind == "grid") {
+      const JsonField res = body.at("shape").at("resolution");
+      const Index nu = static_cast<Index>(res[0].integer()), nv = static_cast<Index>(res[1].integer());
+      const std::string s = p.choice({"u0v0", "u1v0", "u0v1", "u1v1"});
+      const Index i = s[1] == '0' ? 0 : nu, j = s[3] == '0' ? 0 : nv;
+      return j * (nu + 1) + i;
+    }
+    if (kind == "disk") {
+      p.choice({"center"});
+      return 0;
+    }
+    p.fail("named pins exist only for grid (u0v0, u1v0, u0v1, u1v1), chain (first, last) "
+           "and disk (center) shapes; use vertex indices");
+  }
+
+  std::vector<Vec3> read_velocities(const std::optional<JsonField>& f,
+                                    const std::vector<Vec3>& x, const std::vector<double>& mass,
+                                    std::size_t body_index) const {
+    std::vector<Vec3> v(x.size(), Vec3::Zero());
+    if (!f) return v;
+    f->expect_keys({"linear", "angular", "random", "vertices"});
+    Vec3 centroid = Vec3::Zero();
+    double total = 0.0;
+    for (std::size_t a = 0; a < x.size(); ++a) {
+      centroid += mass[a] * x[a];
+      total += mass[a];
+    }
+    centroid /= total;
+    const Vec3 linear = f->has("linear") ? f->at("linear").vec3() : Vec3::Zero();
+    const Vec3 omega = f->has("angular") ? f->at("angular").vec3() : Vec3::Zero();
+    for (std::size_t a = 0; a < x.size(); ++a) v[a] = linear + omega.cross(x[a] - centroid);
+    if (auto r = f->find("random")) {
+      const double sigma = r->non_negative();
+      std::mt19937_64 rng(seed_ * 1000003ULL + body_index);
+      std::normal_distribution<double> normal(0.0, sigma);
+      for (Vec3& va : v)
+        for (int k = 0; k < 3; ++k) va[k] += normal(rng);
+    }
+    if (auto list = f->find("vertices")) {
+      for (std::size_t i = 0; i < list->array_size(); ++i) {
+        const JsonField item = (*list)[i];
+        item.expect_keys({"vertex", "velocity"});
+        const auto a = item.at("vertex").integer_in(0, static_cast<long long>(x.size()) - 1);
+        v[a] = item.at("velocity").vec3();
+      }
+    }
+    return v;
+  }
+
+  template <typename Global>
+  void read_pin_motion(const JsonField& motion, const std::vector<Index>& pins,
+                       const TriangleMesh& mesh, Global global) {
+    motion.expect_keys({"keyframes"});
+    if (pins.empty()) motion.fail("pin_motion needs pins");
+    const JsonField keys = motion.at("keyframes");
+    if (keys.array_size() < 2) keys.fail("needs at least two keyframes");
+    ScriptGroup group;
+    for (Index a : pins) {
+      group.vertices.push_back(global(a));
+      group.reference.push_back(mesh.vertices[a]);
+    }
+    for (std::size_t i = 0; i < keys.array_size(); ++i) {
+      const JsonField key = keys[i];
+      key.expect_keys({"time", "offset"});
+      const JsonField t = key.at("time");
+      const double time = t.non_negative();
+      if (i == 0 && time != 0.0) t.fail("the first keyframe must be at time 0");
+      if (i > 0 && !(time > group.keyframes.back().time))
+        t.fail("keyframe times must increase strictly");
+      group.keyframes.push_back(Keyframe{time, key.at("offset").vec3()});
+    }
+    sources_.script->add(std::move(group));
+  }
+
+  template <typename Src>
+  void register_source(std::unique_ptr<Src>& src, bool nonempty) {
+    if (!nonempty) return;
+    Src& ref = *src;
+    const EventKind kind = scene_.kernel->add_source(std::move(src));
+    ref.start(kind, *scene_.kernel);
+  }
+
+  void register_sources() {
+    scene_.kernel->finalize_vertices();
+    register_source(sources_.script, sources_.script->size() > 0);
+    register_source(sources_.membrane, sources_.membrane->size() > 0);
+    register_source(sources_.bending, sources_.bending->size() > 0);
+    register_source(sources_.spring, sources_.spring->size() > 0);
+    register_source(sources_.wind, sources_.wind->size() > 0);
+    register_source(sources_.gravity, sources_.gravity->size() > 0);
+  }
+
+  JsonField root_;
+  std::string base_dir_;
+  Scene scene_;
+  Sources sources_;
+  std::uint64_t seed_ = 0;
+  Vec3 gravity_ = Vec3::Zero();
+  Wind wind_;
+};
+
+}  // namespace
+
+Scene build_scene(const nlohmann::json& doc, const std::string& file, const std::string& base_dir) {
+  Scene scene = SceneBuilder(doc, file, base_dir).build();
+  scene.file = file;
+  return scene;
+}
+
+Scene load_scene(const std::string& path) {
+  const nlohmann::json doc = parse_json_file(path);
+  return build_scene(doc, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace clockwork

@@ -1,0 +1,48 @@
+#pragma once
+/// Scenes: a JSON file (docs/scene-format.md) loaded into a ready-to-run kernel.
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/kernel.hpp"
+
+namespace clockwork {
+
+struct Body {
+  std::string name;
+  Index first_vertex = 0;  ///< global index of local vertex 0
+  Index vertex_count = 0;
+  std::vector<std::array<Index, 3>> triangles;  ///< local indices
+  std::vector<std::array<Index, 2>> edges;      ///< local indices (springs)
+};
+
+/// How many stencils of each kind, and their period range (for logs and docs).
+struct TermSummary {
+  std::string kind;
+  std::size_t count = 0;
+  double min_period = kNever, max_period = 0.0;
+};
+
+struct Scene {
+  std::string file;  ///< where it was read from ("<memory>" for JSON built in code)
+  std::string name;
+  double end_time = 0.0;    ///< s
+  double frame_rate = 0.0;  ///< frames per simulated second
+  bool write_obj = true, write_ply = true;
+  std::vector<Body> bodies;
+  std::vector<TermSummary> terms;
+  std::unique_ptr<Kernel> kernel;
+};
+
+/// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON
+/// pointer and the offending value. Relative mesh paths resolve against the file.
+Scene load_scene(const std::string& path);
+/// Same from an already parsed document; `file` names it in errors, `base_dir`
+/// resolves relative paths.
+Scene build_scene(const nlohmann::json& doc, const std::string& file,
+                  const std::string& base_dir);
+
+}  // namespace clockwork

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12, as root), builds in Release, then either runs
+# the default demo (`demo`) or the whole test suite (`test`, also under ASan/UBSan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-demo}
+
+packages=(build-essential cmake ninja-build libboost-dev libeigen3-dev libtbb-dev
+          libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"
+
+case "$mode" in
+  demo)
+    build/demos/clockwork run demos/hanging_cloth.json --out out/hanging_cloth
+    ;;
+  test)
+    ctest --test-dir build --output-on-failure -j "$jobs"
+    if [ "${CLOCKWORK_SKIP_SANITIZE:-0}" != 1 ]; then
+      cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+            -DCLOCKWORK_SANITIZE=ON -DCLOCKWORK_BUILD_BENCH=OFF >/dev/null
+      cmake --build build-sanitize -j "$jobs"
+      ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+    fi
+    ;;
+  *)
+    echo "usage: scripts/setup.sh [demo|test]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,184 @@
+/// Every energy term: derivative checks, rest states, and invariances.
+#include <doctest/doctest.h>
+
+#include <Eigen/Geometry>
+#include <numbers>
+
+#include "integrators/gravity_energy.hpp"
+#include "integrators/hinge_energy.hpp"
+#include "integrators/membrane_energy.hpp"
+#include "integrators/spring_energy.hpp"
+#include "integrators/wind_force.hpp"
+#include "tests/support/finite_difference.hpp"
+
+using namespace clockwork;
+using test::check_derivatives;
+using test::perturbed;
+
+namespace {
+
+StencilPositions<3> rest_triangle(double s) {
+  StencilPositions<3> x;
+  x << 0, s, 0.3 * s, 0, 0.1 * s, 0.9 * s, 0, 0, 0.05 * s;
+  return x;
+}
+
+StencilPositions<4> rest_hinge(double s, double fold) {
+  // Edge along x; x2 in the half-plane y > 0, x3 folded by `fold` about the edge.
+  StencilPositions<4> x;
+  x.col(0) = Vec3(0, 0, 0);
+  x.col(1) = Vec3(s, 0, 0);
+  x.col(2) = Vec3(0.4 * s, 0.8 * s, 0);
+  x.col(3) = Vec3(0.6 * s, -0.9 * s * std::cos(fold), 0.9 * s * std::sin(fold));
+  return x;
+}
+
+/// Σ_a g_a = 0 and Σ_a x_a × g_a = 0: the term conserves linear and angular momentum.
+template <int N>
+void check_invariances(const StencilPositions<N>& x, const StencilVector<N>& g) {
+  Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
+  double scale = 0;
+  for (int a = 0; a < N; ++a) {
+    force += g.template segment<3>(3 * a);
+    torque += x.col(a).cross(g.template segment<3>(3 * a));
+    scale += g.template segment<3>(3 * a).norm() * std::max(1.0, x.col(a).norm());
+  }
+  CHECK(force.norm() <= 1e-12 * scale + 1e-300);
+  CHECK(torque.norm() <= 1e-12 * scale + 1e-300);
+}
+
+template <int N>
+StencilPositions<N> rigidly_moved(const StencilPositions<N>& x, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n;
+  const Eigen::Quaterniond q = Eigen::Quaterniond(n(rng), n(rng), n(rng), n(rng)).normalized();
+  const Vec3 t(n(rng), n(rng), n(rng));
+  StencilPositions<N> y;
+  for (int a = 0; a < N; ++a) y.col(a) = q * x.col(a) + t;
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("spring: derivatives, rest, invariances") {
+  for (double beta : {0.0, 50.0}) {
+    SpringEnergy s{3.0, beta, 1.2};
+    StencilPositions<2> rest;
+    rest << 0, 1.2, 0, 0, 0, 0;
+    CHECK(s.value(rest) == doctest::Approx(0.0));
+    CHECK(s.gradient(rest).norm() < 1e-14);
+    for (double scale : {1e-3, 0.3, 1.0}) {
+      for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+        const auto x = perturbed(rest, scale, seed);
+        CAPTURE(beta);
+        CAPTURE(scale);
+        check_derivatives(s, x);
+        check_invariances(x, s.gradient(x));
+        CHECK(s.value(rigidly_moved(x, seed)) == doctest::Approx(s.value(x)).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("membrane: derivatives when stretched, compressed and sheared; PSD at rest") {
+  const auto [mu, lambda] = MembraneStVK::lame_plane_stress(1000.0, 0.3);
+  for (double size : {1e-3, 1.0, 1e3}) {
+    const auto rest = rest_triangle(size);
+    const MembraneStVK m = MembraneStVK::from_rest(rest, mu, lambda);
+    CHECK(m.area > 0);
+    CHECK(m.value(rest) <= 1e-20 * mu * size * size);
+    CHECK(m.gradient(rest).norm() <= 1e-10 * mu * size);
+    Eigen::SelfAdjointEigenSolver<StencilMatrix<3>> rest_eig(m.hessian(rest));
+    CHECK(rest_eig.eigenvalues().minCoeff() >= -1e-9 * rest_eig.eigenvalues().maxCoeff());
+    for (double strain : {0.01, 0.3}) {
+      for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const auto x = perturbed(rest, strain * size, seed);
+        CAPTURE(size);
+        CAPTURE(strain);
+        check_derivatives(m, x);
+        check_invariances(x, m.gradient(x));
+        CHECK(m.value(rigidly_moved(x, seed)) == doctest::Approx(m.value(x)).epsilon(1e-9));
+        Eigen::SelfAdjointEigenSolver<StencilMatrix<3>> eig(m.hessian(x, true));
+        CHECK(eig.eigenvalues().minCoeff() >= -1e-9 * std::max(1.0, eig.eigenvalues().maxCoeff()));
+      }
+    }
+    // Compressed to half and inverted: still smooth derivatives.
+    StencilPositions<3> squashed = rest;
+    squashed.col(2) = rest.col(0) + 0.5 * (rest.col(2) - rest.col(0));
+    check_derivatives(m, squashed);
+    StencilPositions<3> inverted = rest;
+    inverted(1, 2) = -rest(1, 2);
+    check_derivatives(m, inverted);
+  }
+  CHECK(MembraneStVK::is_degenerate(
+      (StencilPositions<3>() << 0, 1, 2, 0, 0, 0, 0, 0, 0).finished()));
+  CHECK(!MembraneStVK::is_degenerate(rest_triangle(1.0)));
+}
+
+TEST_CASE("membrane: uniaxial stretch gives the analytic St. Venant–Kirchhoff energy") {
+  const double mu = 10.0, lambda = 5.0;
+  StencilPositions<3> rest;
+  rest << 0, 1, 0, 0, 0, 1, 0, 0, 0;
+  const MembraneStVK m = MembraneStVK::from_rest(rest, mu, lambda);
+  StencilPositions<3> x = rest;
+  x(0, 1) = 1.1;  // stretch along x by 10%
+  const double E11 = 0.5 * (1.1 * 1.1 - 1.0);
+  CHECK(m.value(x) == doctest::Approx(0.5 * (mu * E11 * E11 + 0.5 * lambda * E11 * E11)));
+}
+
+TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances") {
+  // Lifting an opposite vertex along the common normal makes θ negative.
+  auto flat = rest_hinge(1.0, 0.0);
+  CHECK(HingeBending::angle(flat) == doctest::Approx(0.0));
+  auto lifted = flat;
+  lifted(2, 2) = 0.1;
+  CHECK(HingeBending::angle(lifted) < 0);
+  CHECK(HingeBending::angle(rest_hinge(1.0, 0.5)) == doctest::Approx(-0.5));
+  for (double size : {1e-3, 1.0, 1e3}) {
+    for (double fold : {0.0, 0.7, -1.2, 2.9, -3.0}) {
+      const auto rest = rest_hinge(size, fold);
+      const HingeBending h = HingeBending::from_rest(rest, 0.01);
+      CHECK(h.value(rest) < 1e-24);
+      Eigen::SelfAdjointEigenSolver<StencilMatrix<4>> rest_eig(h.hessian(rest));
+      CHECK(rest_eig.eigenvalues().minCoeff() >= -1e-9 * rest_eig.eigenvalues().maxCoeff());
+      for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        const auto x = perturbed(rest, 0.1 * size, seed);
+        CAPTURE(size);
+        CAPTURE(fold);
+        check_derivatives(h, x, 2e-6);
+        check_invariances(x, h.gradient(x));
+        CHECK(h.value(rigidly_moved(x, seed)) == doctest::Approx(h.value(x)).epsilon(1e-8));
+      }
+    }
+  }
+  // A hinge at rest near flat bent to near ±π: energy continuous through ±π.
+  const HingeBending h = HingeBending::from_rest(rest_hinge(1.0, 3.1), 1.0);
+  CHECK(h.value(rest_hinge(1.0, -3.1)) == doctest::Approx(h.weight * std::pow(2 * std::numbers::pi - 6.2, 2)));
+}
+
+TEST_CASE("gravity: value, gradient, zero Hessian") {
+  const GravityEnergy g{2.0, Vec3(0, 0, -9.81)};
+  StencilPositions<1> x;
+  x << 1, 2, 3;
+  CHECK(g.value(x) == doctest::Approx(2.0 * 9.81 * 3));
+  check_derivatives(g, x);
+}
+
+TEST_CASE("wind: force, Jacobians, and no force along the surface") {
+  WindForce w;
+  w.wind_velocity = Vec3(1, -2, 3);
+  w.drag = 0.7;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const auto x = perturbed(rest_triangle(1.0), 0.2, seed);
+    const auto v = perturbed(StencilPositions<3>(StencilPositions<3>::Zero()), 1.0, seed + 100);
+    test::check_force_jacobians(w, x, v);
+  }
+  StencilPositions<3> x = rest_triangle(1.0);
+  x.row(2).setZero();  // in the xy plane
+  const StencilPositions<3> v = StencilPositions<3>::Zero();
+  const auto f = w.force(x, v);
+  const double area = 0.5 * (x.col(1) - x.col(0)).cross(x.col(2) - x.col(0)).norm();
+  CHECK(f.segment<3>(0).isApprox(Vec3(0, 0, 0.7 * 3 * area / 3)));
+  w.wind_velocity = Vec3(1, -2, 0);
+  CHECK(w.force(x, v).norm() == 0.0);
+}

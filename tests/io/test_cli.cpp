@@ -1,0 +1,94 @@
+/// The command-line tool, run as a user would: exit codes, messages, outputs.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "tests/support/files.hpp"
+
+using namespace clockwork;
+namespace fs = std::filesystem;
+
+namespace {
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+Result run_cli(const std::string& args) {
+  // CTest runs test cases in parallel: every call gets its own capture folder.
+  static int calls = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("clockwork_cli_" + std::to_string(::getpid()) + "_" + std::to_string(calls++));
+  fs::create_directories(dir);
+  const std::string cmd = std::string(CLOCKWORK_EXE) + " " + args + " >" + (dir / "out").string() +
+                          " 2>" + (dir / "err").string() + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_file(dir / "out"),
+          test::read_file(dir / "err")};
+}
+
+std::string scene_file(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / "clockwork_cli_scenes";
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return (dir / name).string();
+}
+}  // namespace
+
+TEST_CASE("--help and --version") {
+  const Result help = run_cli("--help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("run") != std::string::npos);
+  CHECK(help.out.find("validate") != std::string::npos);
+  const Result version = run_cli("--version");
+  CHECK(version.exit_code == 0);
+  CHECK(version.out.find("clockwork 0.") == 0);
+}
+
+TEST_CASE("validate accepts the demos and rejects bad scenes with one clear message") {
+  const Result ok = run_cli("validate " CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("valid") != std::string::npos);
+
+  const std::string bad = scene_file(
+      "bad_young.json",
+      R"({"name":"x","end_time":1,"frame_rate":10,"bodies":[{"name":"c",
+      "shape":{"type":"grid","size":[1,1],"resolution":[2,2],"center":[0,0,0]},
+      "material":{"area_density":0.1,"young":-5,"poisson":0.3,"bending":0}}]})");
+  const Result r = run_cli("validate " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "clockwork: error: " + bad + ": /bodies/0/material/young: must be > 0, got -5\n");
+
+  const Result missing = run_cli("run /no/such/scene.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("/no/such/scene.json: cannot open the file") != std::string::npos);
+}
+
+TEST_CASE("bad command-line values fail with a message and a non-zero exit") {
+  const std::string demo = CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json";
+  const Result until = run_cli("run " + demo + " --until -1");
+  CHECK(until.exit_code == 2);
+  CHECK(until.err.find("--until: must be a positive time in s, got -1") != std::string::npos);
+  const Result format = run_cli("run " + demo + " --trace t.json --trace-format xml");
+  CHECK(format.exit_code != 0);
+  CHECK(format.err.find("--trace-format") != std::string::npos);
+  const Result unwritable = run_cli("run " + demo + " --until 0.01 --out /proc/forbidden");
+  CHECK(unwritable.exit_code == 2);
+  CHECK(unwritable.err.find("--out: cannot create '/proc/forbidden'") != std::string::npos);
+}
+
+TEST_CASE("run writes frames, diagnostics and a trace, and says where") {
+  const fs::path out = test::fresh_dir("cli_run");
+  const fs::path trace = out / "trace.jsonl";
+  const Result r = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/fpu_chain.json --until 1 --out " +
+                           out.string() + " --trace " + trace.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("wrote 11 frames and diagnostics.csv to " + out.string()) != std::string::npos);
+  CHECK(fs::exists(out / "diagnostics.csv"));
+  CHECK(fs::exists(out / "frames" / "chain_00010.obj"));
+  CHECK(fs::file_size(trace) > 1000);
+  CHECK(r.err.empty());  // quiet when stderr is not a terminal
+}
