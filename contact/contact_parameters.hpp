@@ -1,0 +1,14 @@
+#pragma once
+/// Parameters of the discrete penalty layers and the kinetic hash grid (DESIGN §2).
+namespace clockwork {
+
+struct ContactParameters {
+  double eta1 = 0.0;       ///< η(1), thickness of the first layer, m > 0
+  double r1 = 0.0;         ///< r(1), stiffness of the first layer, N/m > 0
+  double h1 = 0.0;         ///< period of the first layer's force event, s > 0
+  double friction = 0.0;   ///< Coulomb coefficient μ >= 0 (0: frictionless)
+  double cell_size = 0.0;  ///< hash-grid cell edge, m > 0 (> η1)
+  int max_layers = 4096;   ///< safety net: a pair this deep means the input was broken
+};
+
+}  // namespace clockwork

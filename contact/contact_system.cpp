@@ -1,0 +1,466 @@
+#include "contact/contact_system.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <stdexcept>
+
+namespace clockwork {
+
+namespace {
+
+/// Adapters: the three event kinds of the contact system.
+class LayerSource final : public EventSource {
+ public:
+  explicit LayerSource(ContactSystem& c) : c_(c) {}
+  std::string_view name() const override { return "penalty"; }
+  int stencil_size(EventSlot) const override { return 4; }
+  double process(EventSlot slot, double t, Kernel&) override { return c_.layer_tick(slot, t); }
+  double potential_energy(const VertexState& s, double t) const override {
+    return c_.potential_energy(s, t);
+  }
+
+ private:
+  ContactSystem& c_;
+};
+
+class SlabSource final : public EventSource {
+ public:
+  explicit SlabSource(ContactSystem& c) : c_(c) {}
+  std::string_view name() const override { return "certificate:slab"; }
+  int stencil_size(EventSlot) const override { return 4; }
+  double process(EventSlot slot, double t, Kernel&) override { return c_.slab_failed(slot, t); }
+  void support_changed(EventSlot slot, Kernel&) override { c_.slab_support_changed(slot); }
+
+ private:
+  ContactSystem& c_;
+};
+
+class GridSource final : public EventSource {
+ public:
+  explicit GridSource(ContactSystem& c) : c_(c) {}
+  std::string_view name() const override { return "certificate:grid"; }
+  int stencil_size(EventSlot) const override { return 3; }
+  double process(EventSlot slot, double t, Kernel&) override { return c_.grid_failed(slot, t); }
+  void support_changed(EventSlot slot, Kernel&) override { c_.grid_support_changed(slot); }
+
+ private:
+  ContactSystem& c_;
+};
+
+bool shares_vertex(const std::array<Index, 3>& a, const std::array<Index, 3>& b) {
+  for (Index x : a)
+    for (Index y : b)
+      if (x == y) return true;
+  return false;
+}
+
+}  // namespace
+
+std::size_t ContactSystem::PairKeyHash::operator()(const PairKey& k) const {
+  std::uint64_t h = k.type;
+  for (Index v : k.v) h = (h ^ v) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+ContactSystem::ContactSystem(Kernel& kernel, const ContactParameters& params)
+    : kernel_(kernel), params_(params) {
+  assert(params.eta1 > 0 && params.r1 > 0 && params.h1 > 0 && params.cell_size > params.eta1);
+}
+
+double ContactSystem::eta(int l) const { return params_.eta1 * std::pow(double(l), -0.25); }
+double ContactSystem::stiffness(int l) const { return params_.r1 * double(l) * l * l; }
+double ContactSystem::period(int l) const { return params_.h1 * std::pow(double(l), -1.5); }
+
+void ContactSystem::add_triangle(const std::array<Index, 3>& v) {
+  Triangle& tri = triangles_.emplace_back();
+  tri.v = v;
+  const VertexState& s = kernel_.state();
+  tri.kinematic = s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]);
+}
+
+void ContactSystem::add_point(Index vertex) {
+  add_triangle({vertex, vertex, vertex});
+  triangles_.back().point = true;
+}
+
+void ContactSystem::start() {
+  layer_kind_ = kernel_.add_source(std::make_unique<LayerSource>(*this));
+  slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
+  grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
+  const double t = kernel_.now();
+  for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
+    Triangle& tri = triangles_[i];
+    tri.cert.kind = grid_kind_;
+    tri.cert.slot = i;
+    for (Index a : tri.v) kernel_.attach(tri.cert, a);
+    const CellRange range = cells_of(tri, t);
+    move_triangle(i, CellRange{}, range, /*fresh=*/true);
+    tri.range = range;
+    grid_support_changed(i);
+  }
+}
+
+// --- geometry at a time --------------------------------------------------------------
+
+StencilPositions<4> ContactSystem::positions(const Pair& p, double t) const {
+  StencilPositions<4> x;
+  for (int i = 0; i < 4; ++i) x.col(i) = kernel_.state().position_at(p.v[i], t);
+  return x;
+}
+
+StencilPositions<4> ContactSystem::velocities(const Pair& p) const {
+  StencilPositions<4> v;
+  for (int i = 0; i < 4; ++i) v.col(i) = kernel_.state().velocity(p.v[i]);
+  return v;
+}
+
+// --- penalty layers ------------------------------------------------------------------
+
+double ContactSystem::layer_tick(EventSlot slot, double t) {
+  const LayerEvent e = layer_events_[slot];
+  Pair& p = pairs_[e.pair];
+  VertexState& s = kernel_.state();
+  StencilPositions<4> x;
+  for (int i = 0; i < 4; ++i) {
+    s.sync(p.v[i], t);
+    x.col(i) = s.position(p.v[i]);
+  }
+  const PairClosest c = pair_closest(p.type, x);
+  const double thickness = eta(e.layer);
+  // Direction from side B to side A; at zero distance fall back to the slab normal
+  // (which points from A to B).
+  const Vec3 n = c.distance > 0 ? Vec3(c.y / c.distance) : Vec3(-p.slab.normal);
+  if (c.distance < thickness) {
+    // Impulse −h ∇V_l with ∇_i V_l = r(l) (d − η(l)) w_i n (Harmon et al. 2009).
+    const double J = period(e.layer) * stiffness(e.layer) * (thickness - c.distance);
+    for (int i = 0; i < 4; ++i) {
+      const double w = s.inv_mass(p.v[i]);
+      if (w == 0.0) continue;
+      s.velocity_ref(p.v[i]) += (J * c.w[i] * w) * n;
+      kernel_.velocity_changed(p.v[i]);
+    }
+    if (params_.friction > 0.0) {
+      // Coulomb: tangential impulse opposing the relative sliding velocity of the
+      // closest points, at most μ J, and at most what stops the sliding.
+      Vec3 vrel = Vec3::Zero();
+      double k = 0.0;
+      for (int i = 0; i < 4; ++i) {
+        vrel += c.w[i] * s.velocity(p.v[i]);
+        k += c.w[i] * c.w[i] * s.inv_mass(p.v[i]);
+      }
+      const Vec3 vt = vrel - vrel.dot(n) * n;
+      const double speed = vt.norm();
+      if (speed > 0.0 && k > 0.0) {
+        const double jt = std::min(params_.friction * J, speed / k);
+        const Vec3 dir = vt / speed;
+        for (int i = 0; i < 4; ++i) {
+          const double w = s.inv_mass(p.v[i]);
+          if (w == 0.0) continue;
+          s.velocity_ref(p.v[i]) -= (jt * c.w[i] * w) * dir;
+        }
+      }
+    }
+    return t + period(e.layer);
+  }
+  // No impulse. The deepest layer retires once the pair separates.
+  double normal_speed = 0.0;
+  for (int i = 0; i < 4; ++i) normal_speed += c.w[i] * s.velocity(p.v[i]).dot(n);
+  if (e.layer == p.depth && normal_speed >= 0.0) {
+    p.layers.pop_back();
+    --p.depth;
+    free_layer_events_.push_back(slot);
+    --counters_.active_layers;
+    if (p.refs == 0 && p.depth == 0) destroy_pair(e.pair);
+    else certify(e.pair, t);  // falls back to certifying η(old depth)
+    return kNever;
+  }
+  return t + period(e.layer);
+}
+
+void ContactSystem::activate_layer(EventSlot slot, double t) {
+  Pair& p = pairs_[slot];
+  if (p.depth >= params_.max_layers)
+    throw std::runtime_error(fmt::format(
+        "contact: pair of vertices ({}, {}, {}, {}) reached {} penalty layers at t = {} s: the "
+        "primitives touch (distance {:.3g} m); the input intersects or r1 is far too small",
+        p.v[0], p.v[1], p.v[2], p.v[3], p.depth, t,
+        pair_closest(p.type, positions(p, t)).distance));
+  ++p.depth;
+  EventSlot le;
+  if (!free_layer_events_.empty()) {
+    le = free_layer_events_.back();
+    free_layer_events_.pop_back();
+    layer_events_[le] = LayerEvent{slot, p.depth};
+  } else {
+    le = static_cast<EventSlot>(layer_events_.size());
+    layer_events_.push_back(LayerEvent{slot, p.depth});
+  }
+  p.layers.push_back(le);
+  kernel_.schedule(layer_kind_, le, t);
+  ++counters_.active_layers;
+  ++counters_.layer_activations;
+  counters_.deepest_layer_ever = std::max(counters_.deepest_layer_ever, p.depth);
+}
+
+// --- slab certificates ---------------------------------------------------------------
+
+void ContactSystem::certify(EventSlot slot, double t) {
+  for (;;) {
+    Pair& p = pairs_[slot];
+    const StencilPositions<4> x = positions(p, t);
+    const double d = pair_closest(p.type, x).distance;
+    while (d < eta(pairs_[slot].depth + 1)) activate_layer(slot, t);
+    Pair& q = pairs_[slot];
+    const auto slab = make_slab(q.type, x, velocities(q), t, eta(q.depth + 1));
+    if (slab) {
+      q.slab = *slab;
+      const double tf = slab_failure_time(q.slab, q.type, x, velocities(q), t);
+      ++counters_.slab_evaluations;
+      // A certificate that fails at once cannot certify anything: go one layer deeper.
+      if (tf > t) {
+        if (tf < kNever) kernel_.reschedule(slab_kind_, slot, tf);
+        else kernel_.cancel(slab_kind_, slot);
+        return;
+      }
+    }
+    activate_layer(slot, t);
+  }
+}
+
+void ContactSystem::reschedule_slab(EventSlot slot) {
+  Pair& p = pairs_[slot];
+  const double t = kernel_.now();
+  const double tf = slab_failure_time(p.slab, p.type, positions(p, t), velocities(p), t);
+  ++counters_.slab_evaluations;
+  if (tf < kNever) kernel_.reschedule(slab_kind_, slot, std::max(tf, t));
+  else kernel_.cancel(slab_kind_, slot);
+}
+
+double ContactSystem::slab_failed(EventSlot slot, double t) {
+  ++counters_.slab_failures;
+  certify(slot, t);
+  return kNever;  // certify rescheduled or cancelled the event itself
+}
+
+void ContactSystem::slab_support_changed(EventSlot slot) {
+  if (pairs_[slot].alive) reschedule_slab(slot);
+}
+
+// --- element pairs -------------------------------------------------------------------
+
+void ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& v) {
+  const VertexState& s = kernel_.state();
+  if (s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]) && s.kinematic(v[3])) return;
+  const PairKey key{static_cast<std::uint8_t>(type), v};
+  auto [it, inserted] = pair_index_.try_emplace(key, 0);
+  if (!inserted) {
+    ++pairs_[it->second].refs;
+    return;
+  }
+  EventSlot slot;
+  if (!free_pairs_.empty()) {
+    slot = free_pairs_.back();
+    free_pairs_.pop_back();
+  } else {
+    slot = static_cast<EventSlot>(pairs_.size());
+    pairs_.emplace_back();
+  }
+  it->second = slot;
+  Pair& p = pairs_[slot];
+  p.type = type;
+  p.v = v;
+  p.refs = 1;
+  p.depth = 0;
+  p.alive = true;
+  p.layers.clear();
+  p.cert.kind = slab_kind_;
+  p.cert.slot = slot;
+  p.cert.stamp = 0;
+  for (Index a : v) kernel_.attach(p.cert, a);
+  ++counters_.live_pairs;
+  certify(slot, kernel_.now());
+}
+
+void ContactSystem::release_element_pair(PairType type, const std::array<Index, 4>& v) {
+  auto it = pair_index_.find(PairKey{static_cast<std::uint8_t>(type), v});
+  if (it == pair_index_.end()) return;  // all-kinematic pairs are never created
+  Pair& p = pairs_[it->second];
+  if (--p.refs == 0 && p.depth == 0) destroy_pair(it->second);
+}
+
+void ContactSystem::destroy_pair(EventSlot slot) {
+  Pair& p = pairs_[slot];
+  assert(p.depth == 0 && p.refs == 0);
+  kernel_.cancel(slab_kind_, slot);
+  p.cert.detach();
+  pair_index_.erase(PairKey{static_cast<std::uint8_t>(p.type), p.v});
+  p.alive = false;
+  free_pairs_.push_back(slot);
+  --counters_.live_pairs;
+}
+
+void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, int delta) {
+  const Triangle& A = triangles_[t0];
+  const Triangle& B = triangles_[t1];
+  if ((A.kinematic && B.kinematic) || (A.point && B.point) || shares_vertex(A.v, B.v)) return;
+  const std::uint64_t key = (std::uint64_t(std::min(t0, t1)) << 32) | std::max(t0, t1);
+  int& count = triangle_pair_cells_[key];
+  const bool was = count > 0;
+  count += delta;
+  assert(count >= 0);
+  const bool is = count > 0;
+  if (!is) triangle_pair_cells_.erase(key);
+  if (was == is) return;
+  // The pair of triangles generates 6 vertex–triangle and 9 edge–edge pairs, in a
+  // canonical vertex order so that pairs shared by neighbouring triangles coincide.
+  const auto vt = [&](Index a, const std::array<Index, 3>& tri) {
+    std::array<Index, 3> s = tri;
+    std::sort(s.begin(), s.end());
+    const std::array<Index, 4> v{a, s[0], s[1], s[2]};
+    if (is) add_element_pair(PairType::VertexTriangle, v);
+    else release_element_pair(PairType::VertexTriangle, v);
+  };
+  const auto ee = [&](Index a, Index b, Index c, Index d) {
+    if (a > b) std::swap(a, b);
+    if (c > d) std::swap(c, d);
+    if (std::make_pair(a, b) > std::make_pair(c, d)) {
+      std::swap(a, c);
+      std::swap(b, d);
+    }
+    const std::array<Index, 4> v{a, b, c, d};
+    if (is) add_element_pair(PairType::EdgeEdge, v);
+    else release_element_pair(PairType::EdgeEdge, v);
+  };
+  const std::array<Index, 3> a = A.v, b = B.v;
+  if (A.point || B.point) {
+    if (A.point) vt(a[0], b);
+    else vt(b[0], a);
+    return;
+  }
+  for (Index x : a) vt(x, b);
+  for (Index x : b) vt(x, a);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) ee(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3]);
+}
+
+// --- kinetic hash grid ---------------------------------------------------------------
+
+std::uint64_t ContactSystem::cell_key(int i, int j, int k) {
+  constexpr std::uint64_t kOffset = 1u << 20, kMask = (1u << 21) - 1;
+  return ((std::uint64_t(i + kOffset) & kMask) << 42) | ((std::uint64_t(j + kOffset) & kMask) << 21) |
+         (std::uint64_t(k + kOffset) & kMask);
+}
+
+ContactSystem::CellRange ContactSystem::cells_of(const Triangle& tri, double t) const {
+  // Box grown by η(1)/2 (two triangles within η(1) then overlap) plus an eighth of a
+  // cell of hysteresis, so that a range just recomputed does not fail at once.
+  const double grow = 0.5 * params_.eta1 + 0.125 * params_.cell_size;
+  Vec3 lo = Vec3::Constant(kNever), hi = Vec3::Constant(-kNever);
+  for (Index a : tri.v) {
+    const Vec3 x = kernel_.state().position_at(a, t);
+    lo = lo.cwiseMin(x);
+    hi = hi.cwiseMax(x);
+  }
+  CellRange r;
+  for (int k = 0; k < 3; ++k) {
+    r.lo[k] = static_cast<int>(std::floor((lo[k] - grow) / params_.cell_size));
+    r.hi[k] = static_cast<int>(std::floor((hi[k] + grow) / params_.cell_size));
+  }
+  return r;
+}
+
+double ContactSystem::grid_failure_time(const Triangle& tri, double t) const {
+  // The certificate: every vertex, grown by η(1)/2, stays inside the range's box.
+  const double grow = 0.5 * params_.eta1;
+  const double c = params_.cell_size;
+  double tf = kNever;
+  for (Index a : tri.v) {
+    const Vec3 x = kernel_.state().position_at(a, t);
+    const Vec3& v = kernel_.state().velocity(a);
+    for (int k = 0; k < 3; ++k) {
+      if (v[k] < 0.0) {
+        const double gap = x[k] - grow - tri.range.lo[k] * c;
+        tf = std::min(tf, t + std::max(0.0, gap) / -v[k]);
+      } else if (v[k] > 0.0) {
+        const double gap = (tri.range.hi[k] + 1) * c - (x[k] + grow);
+        tf = std::min(tf, t + std::max(0.0, gap) / v[k]);
+      }
+    }
+  }
+  return tf;
+}
+
+void ContactSystem::move_triangle(std::uint32_t id, const CellRange& from, const CellRange& to,
+                                  bool fresh) {
+  const auto inside = [](const CellRange& r, int i, int j, int k) {
+    return i >= r.lo[0] && i <= r.hi[0] && j >= r.lo[1] && j <= r.hi[1] && k >= r.lo[2] &&
+           k <= r.hi[2];
+  };
+  // Leave first, then enter: a pair that only moves between shared cells keeps a
+  // positive count only if it still shares one, so it is never destroyed and
+  // recreated in one update — the counts are updated per cell below.
+  if (!fresh) {
+    for (int i = from.lo[0]; i <= from.hi[0]; ++i)
+      for (int j = from.lo[1]; j <= from.hi[1]; ++j)
+        for (int k = from.lo[2]; k <= from.hi[2]; ++k) {
+          if (inside(to, i, j, k)) continue;
+          auto it = cells_.find(cell_key(i, j, k));
+          if (it == cells_.end()) continue;
+          auto& list = it->second;
+          list.erase(std::find(list.begin(), list.end(), id));
+          for (std::uint32_t other : list) triangle_pair_overlap(id, other, -1);
+          if (list.empty()) cells_.erase(it);
+        }
+  }
+  for (int i = to.lo[0]; i <= to.hi[0]; ++i)
+    for (int j = to.lo[1]; j <= to.hi[1]; ++j)
+      for (int k = to.lo[2]; k <= to.hi[2]; ++k) {
+        if (!fresh && inside(from, i, j, k)) continue;
+        auto& list = cells_[cell_key(i, j, k)];
+        for (std::uint32_t other : list) triangle_pair_overlap(id, other, +1);
+        list.push_back(id);
+      }
+}
+
+double ContactSystem::grid_failed(EventSlot slot, double t) {
+  ++counters_.grid_failures;
+  Triangle& tri = triangles_[slot];
+  const CellRange to = cells_of(tri, t);
+  const CellRange from = tri.range;
+  tri.range = to;
+  move_triangle(slot, from, to, /*fresh=*/false);
+  return grid_failure_time(triangles_[slot], t);
+}
+
+void ContactSystem::grid_support_changed(EventSlot slot) {
+  const double t = kernel_.now();
+  const double tf = grid_failure_time(triangles_[slot], t);
+  if (tf < kNever) kernel_.reschedule(grid_kind_, slot, tf);
+  else kernel_.cancel(grid_kind_, slot);
+}
+
+// --- bookkeeping ---------------------------------------------------------------------
+
+double ContactSystem::potential_energy(const VertexState&, double t) const {
+  double sum = 0.0;
+  for (const Pair& p : pairs_) {
+    if (!p.alive || p.depth == 0) continue;
+    const double d = pair_closest(p.type, positions(p, t)).distance;
+    for (int l = 1; l <= p.depth; ++l)
+      if (d < eta(l)) sum += 0.5 * stiffness(l) * (d - eta(l)) * (d - eta(l));
+  }
+  return sum;
+}
+
+ContactCounters ContactSystem::counters() const {
+  ContactCounters c = counters_;
+  c.deepest_layer = 0;
+  for (const Pair& p : pairs_)
+    if (p.alive) c.deepest_layer = std::max(c.deepest_layer, p.depth);
+  return c;
+}
+
+}  // namespace clockwork
