@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cassert>
 #include <cmath>
 #include <stdexcept>
@@ -50,6 +51,23 @@ class GridSource final : public EventSource {
   ContactSystem& c_;
 };
 
+/// Adds the wall time of its scope to `*sink` when sink is not null.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(double* sink)
+      : sink_(sink), start_(sink ? std::chrono::steady_clock::now() : Clock::time_point{}) {}
+  ~ScopedTimer() {
+    if (sink_) *sink_ += std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double* sink_;
+  Clock::time_point start_;
+};
+
 bool shares_vertex(const std::array<Index, 3>& a, const std::array<Index, 3>& b) {
   for (Index x : a)
     for (Index y : b)
@@ -91,6 +109,15 @@ void ContactSystem::start() {
   slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
   grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
   const double t = kernel_.now();
+  vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
+  for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
+    const Triangle& tri = triangles_[i];
+    if (tri.point) continue;
+    for (int k = 0; k < 3; ++k) {
+      vertex_owner_[tri.v[k]] = std::min(vertex_owner_[tri.v[k]], i);
+      edge_owner_.try_emplace(edge_key(tri.v[k], tri.v[(k + 1) % 3]), i);  // i ascends
+    }
+  }
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
     Triangle& tri = triangles_[i];
     tri.cert.kind = grid_kind_;
@@ -120,6 +147,7 @@ StencilPositions<4> ContactSystem::velocities(const Pair& p) const {
 // --- penalty layers ------------------------------------------------------------------
 
 double ContactSystem::layer_tick(EventSlot slot, double t) {
+  const ScopedTimer timer(timing_ ? &timers_.layer_seconds : nullptr);
   const LayerEvent e = layer_events_[slot];
   Pair& p = pairs_[e.pair];
   VertexState& s = kernel_.state();
@@ -133,7 +161,12 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
   // Direction from side B to side A; at zero distance fall back to the slab normal
   // (which points from A to B).
   const Vec3 n = c.distance > 0 ? Vec3(c.y / c.distance) : Vec3(-p.slab.normal);
-  if (c.distance < thickness) {
+  // One contact, one impulse: a vertex over a mesh vertex is the closest pair of
+  // every triangle around it (and of every edge pair through it); letting all of
+  // them push multiplies the stiffness by the valence and breaks the layer's
+  // stability bound (observed: energy injection at the FPU walls, blow-up in the
+  // squeeze). Non-owners keep their layers and certificates but push nothing.
+  if (c.distance < thickness && owns_contact(p, c)) {
     // Impulse −h ∇V_l with ∇_i V_l = r(l) (d − η(l)) w_i n (Harmon et al. 2009).
     const double J = period(e.layer) * stiffness(e.layer) * (thickness - c.distance);
     for (int i = 0; i < 4; ++i) {
@@ -165,10 +198,10 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
     }
     return t + period(e.layer);
   }
-  // No impulse. The deepest layer retires once the pair separates.
+  // No impulse. The deepest layer retires once the pair is outside it and separates.
   double normal_speed = 0.0;
   for (int i = 0; i < 4; ++i) normal_speed += c.w[i] * s.velocity(p.v[i]).dot(n);
-  if (e.layer == p.depth && normal_speed >= 0.0) {
+  if (e.layer == p.depth && c.distance >= thickness && normal_speed >= 0.0) {
     p.layers.pop_back();
     --p.depth;
     free_layer_events_.push_back(slot);
@@ -203,6 +236,29 @@ void ContactSystem::activate_layer(EventSlot slot, double t) {
   ++counters_.active_layers;
   ++counters_.layer_activations;
   counters_.deepest_layer_ever = std::max(counters_.deepest_layer_ever, p.depth);
+}
+
+std::uint64_t ContactSystem::edge_key(Index a, Index b) {
+  if (a > b) std::swap(a, b);
+  return (std::uint64_t(a) << 32) | b;
+}
+
+bool ContactSystem::owns_contact(const Pair& p, const PairClosest& c) const {
+  if (p.type == PairType::EdgeEdge) {
+    // Interior–interior only: a closest point at an endpoint is a vertex–edge or
+    // vertex–vertex contact, which the vertex–triangle pairs of that vertex carry.
+    return c.w[0] > 0.0 && c.w[1] > 0.0 && c.w[2] < 0.0 && c.w[3] < 0.0;
+  }
+  Index on[3];
+  int n = 0;
+  for (int i = 1; i < 4; ++i)
+    if (c.w[i] != 0.0) on[n++] = p.v[i];
+  if (n == 3) return true;  // vertex–face
+  // The feature's lowest-index triangle owns it. If the globally closest feature
+  // is this one, that triangle's closest point is on it too, so it always has an
+  // owner that pushes.
+  const std::uint32_t owner = n == 2 ? edge_owner_.at(edge_key(on[0], on[1])) : vertex_owner_[on[0]];
+  return owner == p.triangle;
 }
 
 // --- slab certificates ---------------------------------------------------------------
@@ -240,18 +296,21 @@ void ContactSystem::reschedule_slab(EventSlot slot) {
 }
 
 double ContactSystem::slab_failed(EventSlot slot, double t) {
+  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   ++counters_.slab_failures;
   certify(slot, t);
   return kNever;  // certify rescheduled or cancelled the event itself
 }
 
 void ContactSystem::slab_support_changed(EventSlot slot) {
+  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   if (pairs_[slot].alive) reschedule_slab(slot);
 }
 
 // --- element pairs -------------------------------------------------------------------
 
-void ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& v) {
+void ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& v,
+                                     std::uint32_t triangle) {
   const VertexState& s = kernel_.state();
   if (s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]) && s.kinematic(v[3])) return;
   const PairKey key{static_cast<std::uint8_t>(type), v};
@@ -274,6 +333,7 @@ void ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& 
   p.v = v;
   p.refs = 1;
   p.depth = 0;
+  p.triangle = triangle;
   p.alive = true;
   p.layers.clear();
   p.cert.kind = slab_kind_;
@@ -316,11 +376,11 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
   if (was == is) return;
   // The pair of triangles generates 6 vertex–triangle and 9 edge–edge pairs, in a
   // canonical vertex order so that pairs shared by neighbouring triangles coincide.
-  const auto vt = [&](Index a, const std::array<Index, 3>& tri) {
-    std::array<Index, 3> s = tri;
+  const auto vt = [&](Index a, std::uint32_t id) {
+    std::array<Index, 3> s = triangles_[id].v;
     std::sort(s.begin(), s.end());
     const std::array<Index, 4> v{a, s[0], s[1], s[2]};
-    if (is) add_element_pair(PairType::VertexTriangle, v);
+    if (is) add_element_pair(PairType::VertexTriangle, v, id);
     else release_element_pair(PairType::VertexTriangle, v);
   };
   const auto ee = [&](Index a, Index b, Index c, Index d) {
@@ -331,17 +391,17 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
       std::swap(b, d);
     }
     const std::array<Index, 4> v{a, b, c, d};
-    if (is) add_element_pair(PairType::EdgeEdge, v);
+    if (is) add_element_pair(PairType::EdgeEdge, v, 0);
     else release_element_pair(PairType::EdgeEdge, v);
   };
   const std::array<Index, 3> a = A.v, b = B.v;
   if (A.point || B.point) {
-    if (A.point) vt(a[0], b);
-    else vt(b[0], a);
+    if (A.point) vt(a[0], t1);
+    else vt(b[0], t0);
     return;
   }
-  for (Index x : a) vt(x, b);
-  for (Index x : b) vt(x, a);
+  for (Index x : a) vt(x, t1);
+  for (Index x : b) vt(x, t0);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) ee(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3]);
 }
@@ -426,6 +486,7 @@ void ContactSystem::move_triangle(std::uint32_t id, const CellRange& from, const
 }
 
 double ContactSystem::grid_failed(EventSlot slot, double t) {
+  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   ++counters_.grid_failures;
   Triangle& tri = triangles_[slot];
   const CellRange to = cells_of(tri, t);
@@ -436,6 +497,7 @@ double ContactSystem::grid_failed(EventSlot slot, double t) {
 }
 
 void ContactSystem::grid_support_changed(EventSlot slot) {
+  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   const double t = kernel_.now();
   const double tf = grid_failure_time(triangles_[slot], t);
   if (tf < kNever) kernel_.reschedule(grid_kind_, slot, tf);
@@ -457,6 +519,9 @@ double ContactSystem::potential_energy(const VertexState&, double t) const {
 
 ContactCounters ContactSystem::counters() const {
   ContactCounters c = counters_;
+  c.certificate_reschedules =
+      kernel_.stats(slab_kind_).rescheduled + kernel_.stats(grid_kind_).rescheduled;
+  c.certificates = c.live_pairs + triangles_.size();
   c.deepest_layer = 0;
   for (const Pair& p : pairs_)
     if (p.alive) c.deepest_layer = std::max(c.deepest_layer, p.depth);

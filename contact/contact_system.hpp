@@ -33,6 +33,14 @@ struct ContactCounters {
   std::uint64_t slab_failures = 0;   ///< certificate events (failures) processed
   std::uint64_t slab_evaluations = 0;  ///< failure-time computations (incl. reschedules)
   std::uint64_t grid_failures = 0;
+  std::uint64_t certificate_reschedules = 0;  ///< queue updates of slab and grid events
+  std::size_t certificates = 0;               ///< live slab + grid certificates
+};
+
+/// Wall-clock time spent in contact work when timing is enabled (benchmarks).
+struct ContactTimers {
+  double kds_seconds = 0.0;    ///< slab and grid certificates: failures and reschedules
+  double layer_seconds = 0.0;  ///< penalty layer events
 };
 
 class ContactSystem {
@@ -50,6 +58,9 @@ class ContactSystem {
 
   const ContactParameters& params() const { return params_; }
   ContactCounters counters() const;
+  /// Times every contact handler (two clock reads each); off by default.
+  void enable_timing(bool on) { timing_ = on; }
+  const ContactTimers& timers() const { return timers_; }
   /// Σ over active layers of ½ r(l) (d − η(l))² at time t (positions read, not synced).
   double potential_energy(const VertexState& s, double t) const;
   std::size_t triangle_count() const { return triangles_.size(); }
@@ -77,6 +88,7 @@ class ContactSystem {
     std::array<Index, 4> v{};
     int refs = 0;   ///< triangle pairs that generate it
     int depth = 0;  ///< deepest active layer
+    std::uint32_t triangle = 0;  ///< vertex–triangle pairs: the triangle's index
     bool alive = false;
     Slab slab{};
     Certificate cert;
@@ -103,13 +115,18 @@ class ContactSystem {
 
   // Pairs.
   void triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, int delta);
-  void add_element_pair(PairType type, const std::array<Index, 4>& v);
+  void add_element_pair(PairType type, const std::array<Index, 4>& v, std::uint32_t triangle);
   void release_element_pair(PairType type, const std::array<Index, 4>& v);
   void destroy_pair(EventSlot slot);
   /// Activates layers while the pair is within η(depth+1), then certifies the rest.
   void certify(EventSlot slot, double t);
   void activate_layer(EventSlot slot, double t);
   void reschedule_slab(EventSlot slot);
+  /// Whether this pair applies the impulse for the contact its closest points describe
+  /// (see layer_tick): a vertex–face or interior edge–edge contact always; a contact
+  /// at a triangle's edge or vertex only through the lowest-index triangle holding it.
+  bool owns_contact(const Pair& p, const PairClosest& c) const;
+  static std::uint64_t edge_key(Index a, Index b);
 
   // Grid.
   CellRange cells_of(const Triangle& tri, double t) const;
@@ -128,7 +145,11 @@ class ContactSystem {
   std::unordered_map<PairKey, EventSlot, PairKeyHash> pair_index_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells_;
   std::unordered_map<std::uint64_t, int> triangle_pair_cells_;
+  std::vector<std::uint32_t> vertex_owner_;                   ///< lowest triangle per vertex
+  std::unordered_map<std::uint64_t, std::uint32_t> edge_owner_;  ///< lowest triangle per edge
   ContactCounters counters_;
+  bool timing_ = false;
+  ContactTimers timers_;
 };
 
 }  // namespace clockwork

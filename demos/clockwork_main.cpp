@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "io/check_frames.hpp"
 #include "io/run.hpp"
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
@@ -25,6 +26,23 @@ int summarise(const clockwork::Scene& scene) {
     fmt::print("  {:<16} {:>8} stencils, period {:.3g} .. {:.3g} s\n", t.kind, t.count,
                t.min_period, t.max_period);
   return 0;
+}
+
+/// Exit 0: no frame has intersecting triangles; 1: some do (listed).
+int check_intersections(const std::string& dir) {
+  const auto frames = clockwork::check_frames(dir);
+  std::size_t bad_frames = 0, pairs = 0;
+  for (const auto& f : frames) {
+    if (f.pairs.empty()) continue;
+    ++bad_frames;
+    pairs += f.pairs.size();
+    fmt::print("frame {:5d}: {} intersecting pairs, e.g. {}\n", f.frame, f.pairs.size(),
+               f.pairs.front());
+  }
+  fmt::print("{}: {} frames checked ({} triangles in the last), {} with intersections, {} "
+             "intersecting pairs in all\n",
+             dir, frames.size(), frames.back().triangles, bad_frames, pairs);
+  return bad_frames == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -52,6 +70,12 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Load and check a scene without running it");
   validate->add_option("SCENE", validate_path, "Scene file")->required();
 
+  std::string check_dir;
+  auto* check = app.add_subcommand(
+      "check-intersections",
+      "Check every written frame of a run for intersecting triangles (exit 1 if any)");
+  check->add_option("OUTDIR", check_dir, "Output folder of 'clockwork run'")->required();
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -61,6 +85,7 @@ int main(int argc, char** argv) {
       fmt::print("{}: valid\n", validate_path);
       return 0;
     }
+    if (*check) return check_intersections(check_dir);
     if (!std::isnan(until) && !(until > 0.0 && std::isfinite(until))) {
       spdlog::error("--until: must be a positive time in s, got {}", until);
       return kExitBadInput;

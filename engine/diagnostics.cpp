@@ -22,22 +22,27 @@ Diagnostics measure(const Kernel& kernel, double t) {
   return d;
 }
 
-DiagnosticsCsv::DiagnosticsCsv(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {
+DiagnosticsCsv::DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra)
+    : file_(std::fopen(path.c_str(), "w")) {
   if (!file_) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
-  fmt::print(file_,
-             "time,px,py,pz,Lx,Ly,Lz,kinetic,potential,total,events\n");
+  fmt::print(file_, "time,px,py,pz,Lx,Ly,Lz,kinetic,potential,total,events");
+  for (const std::string& name : extra) fmt::print(file_, ",{}", name);
+  fmt::print(file_, "\n");
 }
 
 DiagnosticsCsv::~DiagnosticsCsv() {
   if (file_) std::fclose(file_);
 }
 
-void DiagnosticsCsv::write(const Diagnostics& d, std::uint64_t events) {
+void DiagnosticsCsv::write(const Diagnostics& d, std::uint64_t events,
+                           const std::vector<double>& extra) {
   const auto& p = d.linear_momentum;
   const auto& L = d.angular_momentum;
-  fmt::print(file_, "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{}\n",
+  fmt::print(file_, "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{}",
              d.time, p.x(), p.y(), p.z(), L.x(), L.y(), L.z(), d.kinetic, d.potential,
              d.total(), events);
+  for (double v : extra) fmt::print(file_, ",{:.17g}", v);
+  fmt::print(file_, "\n");
   std::fflush(file_);
 }
 

@@ -2,6 +2,7 @@
 /// Conserved quantities and energies of the whole system at a time `t` (DESIGN §1).
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "engine/kernel.hpp"
 
@@ -23,12 +24,13 @@ Diagnostics measure(const Kernel& kernel, double t);
 /// with 17 significant digits so they round-trip.
 class DiagnosticsCsv {
  public:
-  /// Throws std::runtime_error naming the path if it cannot be opened.
-  explicit DiagnosticsCsv(const std::string& path);
+  /// Throws std::runtime_error naming the path if it cannot be opened. `extra`
+  /// names further columns (e.g. contact counters) appended after `events`.
+  explicit DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra = {});
   ~DiagnosticsCsv();
   DiagnosticsCsv(const DiagnosticsCsv&) = delete;
   DiagnosticsCsv& operator=(const DiagnosticsCsv&) = delete;
-  void write(const Diagnostics& d, std::uint64_t events);
+  void write(const Diagnostics& d, std::uint64_t events, const std::vector<double>& extra = {});
 
  private:
   std::FILE* file_ = nullptr;

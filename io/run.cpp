@@ -8,6 +8,7 @@
 
 #include "engine/diagnostics.hpp"
 #include "engine/observer.hpp"
+#include "io/check_frames.hpp"
 #include "io/frame_io.hpp"
 
 namespace clockwork {
@@ -48,7 +49,19 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
     throw std::runtime_error(
         fmt::format("--out: cannot create '{}': {}", options.out_dir, ec.message()));
 
-  DiagnosticsCsv csv(options.out_dir + "/diagnostics.csv");
+  std::vector<ManifestBody> manifest;
+  for (const Body& b : scene.bodies) manifest.push_back({b.name, b.obstacle, b.collide});
+  write_manifest(options.out_dir, manifest);
+
+  // Contact counters (DESIGN §2) follow the conserved quantities when contact is on.
+  std::vector<std::string> extra_columns;
+  if (scene.contact)
+    extra_columns = {"active_layers", "deepest_layer", "deepest_layer_ever", "certificates",
+                     "certificate_reschedules_per_s"};
+  DiagnosticsCsv csv(options.out_dir + "/diagnostics.csv", extra_columns);
+  std::vector<double> extra;
+  std::uint64_t last_reschedules = 0;
+  double last_time = 0.0;
   std::unique_ptr<Trace> trace;
   if (!options.trace_path.empty()) trace = std::make_unique<Trace>(options.trace_path, options.trace_format);
 
@@ -60,7 +73,17 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   };
   RunSummary summary;
   auto observe = [&](int frame, double t, Kernel& k) {
-    csv.write(measure(k, t), k.events_processed());
+    extra.clear();
+    if (scene.contact) {
+      const ContactCounters c = scene.contact->counters();
+      const double dt = t - last_time;
+      extra = {double(c.active_layers), double(c.deepest_layer), double(c.deepest_layer_ever),
+               double(c.certificates),
+               dt > 0 ? double(c.certificate_reschedules - last_reschedules) / dt : 0.0};
+      last_reschedules = c.certificate_reschedules;
+      last_time = t;
+    }
+    csv.write(measure(k, t), k.events_processed(), extra);
     write_frame(scene, options.out_dir, frame, t, k.state());
     summary.frames = frame + 1;
     if (options.progress) {

@@ -19,7 +19,9 @@
 #include "integrators/wind_force.hpp"
 #include "engine/kinematic_script.hpp"
 #include "io/json_reader.hpp"
+#include "contact/intersection_check.hpp"
 #include "io/mesh.hpp"
+#include "io/scene_contact.hpp"
 
 namespace clockwork {
 
@@ -49,7 +51,7 @@ struct Sources {
 
 struct PeriodSettings {
   double membrane = kAuto, bending = kAuto, spring = kAuto, gravity = kAuto, wind = kAuto;
-  double safety = 1.0;
+  double safety = 0.5;  // docs/scene-format.md; 1.0 is marginal for a lone stencil
 };
 
 double period_field(const std::optional<JsonField>& f) {
@@ -91,9 +93,29 @@ std::pair<Vec3, Vec3> read_axes(const JsonField& shape) {
   return {u, v};
 }
 
+/// {"type": "mesh", "vertices": [[x,y,z], ...], "triangles": [[i,j,k], ...]}.
+TriangleMesh read_inline_mesh(const JsonField& shape) {
+  shape.expect_keys({"type", "vertices", "triangles"});
+  TriangleMesh m;
+  const JsonField v = shape.at("vertices"), t = shape.at("triangles");
+  for (std::size_t i = 0; i < v.array_size(); ++i) m.vertices.push_back(v[i].vec3());
+  if (m.vertices.size() < 3) v.fail("needs at least three vertices");
+  if (t.array_size() == 0) t.fail("needs at least one triangle");
+  const long long last = static_cast<long long>(m.vertices.size()) - 1;
+  for (std::size_t i = 0; i < t.array_size(); ++i) {
+    const JsonField tri = t[i];
+    if (tri.array_size() != 3) tri.fail("expected three vertex indices");
+    m.triangles.push_back({static_cast<Index>(tri[0].integer_in(0, last)),
+                           static_cast<Index>(tri[1].integer_in(0, last)),
+                           static_cast<Index>(tri[2].integer_in(0, last))});
+  }
+  return m;
+}
+
 TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
                         std::string& kind) {
-  kind = shape.at("type").choice({"grid", "disk", "chain", "obj"});
+  kind = shape.at("type").choice({"grid", "disk", "chain", "obj", "mesh"});
+  if (kind == "mesh") return read_inline_mesh(shape);
   if (kind == "grid") {
     shape.expect_keys({"type", "size", "resolution", "center", "axes"});
     const JsonField size = shape.at("size"), res = shape.at("resolution");
@@ -137,11 +159,11 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
 class SceneBuilder {
  public:
   SceneBuilder(const nlohmann::json& doc, const std::string& file, const std::string& base_dir)
-      : root_(doc, file), base_dir_(base_dir) {}
+      : root_(doc, file), root_file_(file), base_dir_(base_dir) {}
 
   Scene build() {
     root_.expect_keys({"name", "end_time", "frame_rate", "seed", "gravity", "wind", "output",
-                       "bodies"});
+                       "bodies", "contact", "obstacles"});
     scene_.name = root_.at("name").string();
     if (scene_.name.empty() || scene_.name.find_first_of("/\\") != std::string::npos)
       root_.at("name").fail("must be a non-empty name without slashes");
@@ -163,20 +185,24 @@ class SceneBuilder {
     const JsonField bodies = root_.at("bodies");
     if (bodies.array_size() == 0) bodies.fail("needs at least one body");
     scene_.kernel = std::make_unique<Kernel>();
+    contact_ = root_.find("contact");
     for (std::size_t i = 0; i < bodies.array_size(); ++i) read_body(bodies[i], i);
+    if (auto obstacles = root_.find("obstacles")) {
+      if (!contact_) obstacles->fail("obstacles need a \"contact\" object");
+      for (std::size_t i = 0; i < obstacles->array_size(); ++i) read_obstacle((*obstacles)[i]);
+    }
     register_sources();
+    if (contact_) build_contact(*contact_);
     return std::move(scene_);
   }
 
  private:
   void read_body(const JsonField& b, std::size_t index) {
-    b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods"});
+    b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
+                   "collide"});
     Body body;
-    body.name = b.at("name").string();
-    if (body.name.empty() || body.name.find_first_of("/\\ ") != std::string::npos)
-      b.at("name").fail("must be a non-empty name without slashes or spaces");
-    for (const Body& other : scene_.bodies)
-      if (other.name == body.name) b.at("name").fail("duplicate body name");
+    body.name = read_name(b);
+    body.collide = contact_.has_value() && (!b.has("collide") || b.at("collide").boolean());
     std::string kind;
     TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
     const bool springs = kind == "chain";
@@ -315,6 +341,120 @@ class SceneBuilder {
     body.triangles = std::move(mesh.triangles);
     body.edges = std::move(mesh.edges);
     scene_.bodies.push_back(std::move(body));
+  }
+
+  std::string read_name(const JsonField& b) {
+    std::string name = b.at("name").string();
+    if (name.empty() || name.find_first_of("/\\ ") != std::string::npos)
+      b.at("name").fail("must be a non-empty name without slashes or spaces");
+    for (const Body& other : scene_.bodies)
+      if (other.name == name) b.at("name").fail("duplicate body or obstacle name");
+    pointers_.push_back(b.pointer());
+    return name;
+  }
+
+  /// Obstacles: kinematic meshes (infinite mass), static or following keyframes.
+  void read_obstacle(const JsonField& o) {
+    o.expect_keys({"name", "shape", "motion"});
+    Body body;
+    body.name = read_name(o);
+    body.obstacle = body.collide = true;
+    const JsonField shape = o.at("shape");
+    std::optional<TriangleMesh> mesh;
+    try {
+      mesh = read_obstacle_shape(shape);
+    } catch (const std::invalid_argument& e) {
+      shape.fail(e.what());
+    }
+    if (!mesh) {
+      std::string kind = shape.at("type").choice(
+          {"ground", "sphere", "cylinder", "capsule", "grid", "disk", "obj", "mesh"});
+      mesh = read_shape(shape, base_dir_, kind);
+    }
+    VertexState& state = scene_.kernel->state();
+    body.first_vertex = static_cast<Index>(state.size());
+    body.vertex_count = static_cast<Index>(mesh->vertices.size());
+    for (const Vec3& x : mesh->vertices) state.add(x, Vec3::Zero(), kNever);
+    if (auto motion = o.find("motion")) {
+      std::vector<Index> all(mesh->vertices.size());
+      for (Index a = 0; a < all.size(); ++a) all[a] = a;
+      const Index first = body.first_vertex;
+      read_pin_motion(*motion, all, *mesh, [first](Index a) { return first + a; });
+    }
+    body.triangles = std::move(mesh->triangles);
+    scene_.bodies.push_back(std::move(body));
+  }
+
+  /// The contact system over every colliding body and obstacle (DESIGN §2).
+  void build_contact(const JsonField& f) {
+    const ContactSettings settings = read_contact_settings(f);
+    const VertexState& s = scene_.kernel->state();
+    ContactScale scale;
+    scale.gravity = gravity_.norm();
+    double edge_sum = 0.0, mass_sum = 0.0;
+    std::size_t edge_count = 0, mass_count = 0;
+    scale.min_mass = kNever;
+    const auto edge = [&](const Body& b, Index i, Index j) {
+      edge_sum += (s.position(b.first_vertex + i) - s.position(b.first_vertex + j)).norm();
+      ++edge_count;
+    };
+    for (const Body& b : scene_.bodies) {
+      if (!b.collide || b.obstacle) continue;
+      for (const auto& t : b.triangles)
+        for (int k = 0; k < 3; ++k) edge(b, t[k], t[(k + 1) % 3]);
+      for (const auto& e : b.edges) edge(b, e[0], e[1]);
+      for (Index a = b.first_vertex; a < b.first_vertex + b.vertex_count; ++a) {
+        if (s.kinematic(a)) continue;
+        mass_sum += s.mass(a);
+        ++mass_count;
+        scale.min_mass = std::min(scale.min_mass, s.mass(a));
+      }
+    }
+    if (edge_count > 0) scale.mean_edge = edge_sum / double(edge_count);
+    if (mass_count > 0) scale.mean_mass = mass_sum / double(mass_count);
+    else scale.min_mass = 0.0;
+    const ContactParameters params = resolve_contact(settings, scale, f);
+    check_initial_overlap();
+    scene_.contact = std::make_unique<ContactSystem>(*scene_.kernel, params);
+    for (const Body& b : scene_.bodies) {
+      if (!b.collide) continue;
+      if (b.triangles.empty())
+        for (Index a = 0; a < b.vertex_count; ++a) scene_.contact->add_point(b.first_vertex + a);
+      for (const auto& t : b.triangles)
+        scene_.contact->add_triangle(
+            {b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+    }
+    scene_.contact->start();
+  }
+
+  /// Contact cannot repair an initial state that already intersects: refuse it,
+  /// naming both bodies and triangles (obstacles may overlap each other).
+  void check_initial_overlap() const {
+    std::vector<Vec3> x;
+    std::vector<std::array<Index, 3>> tris;
+    std::vector<std::pair<std::size_t, std::size_t>> owner;  // (body, local triangle)
+    const VertexState& s = scene_.kernel->state();
+    for (Index a = 0; a < s.size(); ++a) x.push_back(s.position(a));
+    for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
+      const Body& body = scene_.bodies[b];
+      if (!body.collide) continue;
+      for (std::size_t t = 0; t < body.triangles.size(); ++t) {
+        const auto& tri = body.triangles[t];
+        tris.push_back({body.first_vertex + tri[0], body.first_vertex + tri[1],
+                        body.first_vertex + tri[2]});
+        owner.emplace_back(b, t);
+      }
+    }
+    for (const IntersectingPair& p : find_intersections(x, tris)) {
+      const auto [ba, ta] = owner[p.a];
+      const auto [bb, tb] = owner[p.b];
+      if (scene_.bodies[ba].obstacle && scene_.bodies[bb].obstacle) continue;
+      throw SceneError(fmt::format(
+          "{}: {} and {}: the initial geometry intersects: triangle {} of '{}' crosses "
+          "triangle {} of '{}'",
+          root_file_, pointers_[ba], pointers_[bb], ta, scene_.bodies[ba].name, tb,
+          scene_.bodies[bb].name));
+    }
   }
 
   template <int N>
@@ -499,7 +639,10 @@ class SceneBuilder {
   }
 
   JsonField root_;
+  std::string root_file_;
   std::string base_dir_;
+  std::optional<JsonField> contact_;
+  std::vector<std::string> pointers_;  ///< JSON pointer of each body, in order
   Scene scene_;
   Sources sources_;
   std::uint64_t seed_ = 0;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contact/contact_system.hpp"
 #include "engine/kernel.hpp"
 
 namespace clockwork {
@@ -17,6 +18,8 @@ struct Body {
   Index vertex_count = 0;
   std::vector<std::array<Index, 3>> triangles;  ///< local indices
   std::vector<std::array<Index, 2>> edges;      ///< local indices (springs)
+  bool obstacle = false;  ///< kinematic mesh from `obstacles`
+  bool collide = false;   ///< its triangles (or chain vertices) are in the contact system
 };
 
 /// How many stencils of each kind, and their period range (for logs and docs).
@@ -35,6 +38,7 @@ struct Scene {
   std::vector<Body> bodies;
   std::vector<TermSummary> terms;
   std::unique_ptr<Kernel> kernel;
+  std::unique_ptr<ContactSystem> contact;  ///< null without a `contact` object; after kernel
 };
 
 /// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON

@@ -36,7 +36,7 @@ TEST_CASE("two runs of the same scene write bit-identical files") {
     CHECK(test::read_file(entry.path()) == test::read_file(other));
     ++compared;
   }
-  CHECK(compared == 1 + 2 * 7);  // diagnostics.csv + OBJ and PLY per frame
+  CHECK(compared == 2 + 2 * 7);  // diagnostics.csv, bodies.json, OBJ and PLY per frame
 }
 
 TEST_CASE("frames hold the simulated state: PLY round-trips positions, velocities, masses") {

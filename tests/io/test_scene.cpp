@@ -85,7 +85,7 @@ TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the
       {"/bodies/0/pins/1", 25, "scene.json: /bodies/0/pins/1: must be an integer in [0, 24], got 25"},
       {"/bodies/0/pins/1", "top", "/bodies/0/pins/1: expected one of 'u0v0', 'u1v0', 'u0v1', 'u1v1', got \"top\""},
       {"/bodies/0/pins/1", "u0v1", "/bodies/0/pins/1: vertex pinned twice"},
-      {"/bodies/0/shape/type", "sphere", "/bodies/0/shape/type: expected one of 'grid', 'disk', 'chain', 'obj', got \"sphere\""},
+      {"/bodies/0/shape/type", "sphere", "/bodies/0/shape/type: expected one of 'grid', 'disk', 'chain', 'obj', 'mesh', got \"sphere\""},
       {"/bodies/0/shape/resolution", json::array({4, 0}), "/bodies/0/shape/resolution/1: must be an integer in [1, 4096], got 0"},
       {"/bodies/0/shape/size", json::array({1, 1, 1}), "/bodies/0/shape/size: expected [size_u, size_v] in metres"},
       {"/gravity", json::array({0, 0}), "scene.json: /gravity: expected an array of 3 numbers, got [0,0]"},
@@ -118,7 +118,7 @@ TEST_CASE("unknown and missing keys are errors naming the key") {
   CHECK(error_of(doc) == "scene.json: /: missing required key 'end_time'");
   doc = valid_scene();
   doc["bodies"].push_back(doc["bodies"][0]);
-  CHECK(error_of(doc).find("/bodies/1/name: duplicate body name, got \"cloth\"") != std::string::npos);
+  CHECK(error_of(doc).find("/bodies/1/name: duplicate body or obstacle name, got \"cloth\"") != std::string::npos);
 }
 
 TEST_CASE("mesh files: missing, non-finite coordinates, degenerate triangles") {

@@ -1,0 +1,93 @@
+#include "io/scene_contact.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "io/obstacle_meshes.hpp"
+
+namespace clockwork {
+
+namespace {
+std::optional<double> auto_or_positive(const std::optional<JsonField>& f) {
+  if (!f) return std::nullopt;
+  if (f->raw().is_string()) {
+    f->choice({"auto"});
+    return std::nullopt;
+  }
+  return f->positive();
+}
+}  // namespace
+
+ContactSettings read_contact_settings(const JsonField& f) {
+  f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
+                 "max_layers"});
+  ContactSettings s;
+  s.thickness = auto_or_positive(f.find("thickness"));
+  s.stiffness = auto_or_positive(f.find("stiffness"));
+  s.period = auto_or_positive(f.find("period"));
+  s.cell_size = auto_or_positive(f.find("cell_size"));
+  if (auto m = f.find("friction")) s.friction = m->non_negative();
+  if (auto m = f.find("safety")) {
+    s.safety = m->number();
+    if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
+  }
+  if (auto m = f.find("max_layers")) s.max_layers = static_cast<int>(m->integer_in(1, 1 << 20));
+  return s;
+}
+
+ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& scale,
+                                  const JsonField& where) {
+  ContactParameters p;
+  if (!(scale.mean_edge > 0.0) && (!s.thickness || !s.cell_size))
+    where.fail("thickness and cell_size must be given: no deformable body collides");
+  p.eta1 = s.thickness.value_or(0.1 * scale.mean_edge);
+  if (!(scale.min_mass > 0.0)) where.fail("contact needs at least one free colliding vertex");
+  p.r1 = s.stiffness.value_or(1000.0 * scale.mean_mass * std::max(scale.gravity, 9.81) / p.eta1);
+  p.h1 = s.period.value_or(s.safety * 2.0 / std::sqrt(2.0 * p.r1 / scale.min_mass));
+  p.cell_size = s.cell_size.value_or(2.0 * scale.mean_edge);
+  if (!(p.cell_size > p.eta1))
+    where.fail(fmt::format("cell_size ({} m) must exceed the thickness ({} m)", p.cell_size,
+                           p.eta1));
+  p.friction = s.friction;
+  p.max_layers = s.max_layers;
+  return p;
+}
+
+std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape) {
+  const std::string type = shape.at("type").string();
+  // The generators validate their arguments too; the reader names the field first.
+  const auto count = [&](const char* key, long long lo, long long def) {
+    return shape.has(key) ? static_cast<int>(shape.at(key).integer_in(lo, 4096)) : int(def);
+  };
+  if (type == "ground") {
+    shape.expect_keys({"type", "center", "half_size", "divisions"});
+    return make_ground(shape.at("center").vec3(), shape.at("half_size").positive(),
+                       count("divisions", 1, 8));
+  }
+  if (type == "sphere") {
+    shape.expect_keys({"type", "center", "radius", "subdivisions"});
+    return make_sphere(shape.at("center").vec3(), shape.at("radius").positive(),
+                       count("subdivisions", 0, 3));
+  }
+  if (type == "cylinder") {
+    shape.expect_keys({"type", "base", "axis", "radius", "length", "segments", "rings", "capped"});
+    const JsonField axis = shape.at("axis");
+    const Vec3 a = axis.vec3();
+    if (a.norm() == 0.0) axis.fail("must be non-zero");
+    return make_cylinder(shape.at("base").vec3(), a.normalized(), shape.at("radius").positive(),
+                         shape.at("length").positive(), count("segments", 3, 24),
+                         count("rings", 1, 8),
+                         shape.has("capped") ? shape.at("capped").boolean() : true);
+  }
+  if (type == "capsule") {
+    shape.expect_keys({"type", "a", "b", "radius", "segments", "rings"});
+    const Vec3 a = shape.at("a").vec3(), b = shape.at("b").vec3();
+    if ((b - a).norm() == 0.0) shape.at("b").fail("must differ from a");
+    return make_capsule(a, b, shape.at("radius").positive(), count("segments", 3, 24),
+                        count("rings", 1, 6));
+  }
+  return std::nullopt;
+}
+
+}  // namespace clockwork
