@@ -89,6 +89,8 @@ void BM_ClothDrop(benchmark::State& state) {
     state.counters["reschedules"] = double(c.certificate_reschedules);
     state.counters["deepest"] = c.deepest_layer_ever;
     state.counters["triangles"] = double(scene.contact->triangle_count());
+    state.counters["triangle_pairs"] = double(c.triangle_pairs);
+    state.counters["expansions"] = double(c.expansions);
   }
 }
 BENCHMARK(BM_ClothDrop)->Iterations(1)->Unit(benchmark::kSecond);

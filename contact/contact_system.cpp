@@ -51,6 +51,22 @@ class GridSource final : public EventSource {
   ContactSystem& c_;
 };
 
+class TrianglePairSource final : public EventSource {
+ public:
+  explicit TrianglePairSource(ContactSystem& c) : c_(c) {}
+  std::string_view name() const override { return "certificate:triangle-pair"; }
+  int stencil_size(EventSlot) const override { return 6; }
+  double process(EventSlot slot, double t, Kernel&) override {
+    return c_.triangle_pair_event(slot, t);
+  }
+  void support_changed(EventSlot slot, Kernel&) override {
+    c_.triangle_pair_support_changed(slot);
+  }
+
+ private:
+  ContactSystem& c_;
+};
+
 /// Adds the wall time of its scope to `*sink` when sink is not null.
 class ScopedTimer {
  public:
@@ -108,6 +124,7 @@ void ContactSystem::start() {
   layer_kind_ = kernel_.add_source(std::make_unique<LayerSource>(*this));
   slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
   grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
+  triangle_pair_kind_ = kernel_.add_source(std::make_unique<TrianglePairSource>(*this));
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
@@ -135,6 +152,15 @@ void ContactSystem::start() {
 StencilPositions<4> ContactSystem::positions(const Pair& p, double t) const {
   StencilPositions<4> x;
   for (int i = 0; i < 4; ++i) x.col(i) = kernel_.state().position_at(p.v[i], t);
+  return x;
+}
+
+StencilPositions<6> ContactSystem::positions(const TrianglePair& tp, double t) const {
+  StencilPositions<6> x;
+  for (int i = 0; i < 3; ++i) {
+    x.col(i) = kernel_.state().position_at(triangles_[tp.a].v[i], t);
+    x.col(3 + i) = kernel_.state().position_at(triangles_[tp.b].v[i], t);
+  }
   return x;
 }
 
@@ -309,15 +335,16 @@ void ContactSystem::slab_support_changed(EventSlot slot) {
 
 // --- element pairs -------------------------------------------------------------------
 
-void ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& v,
-                                     std::uint32_t triangle) {
+EventSlot ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& v,
+                                          std::uint32_t triangle) {
   const VertexState& s = kernel_.state();
-  if (s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]) && s.kinematic(v[3])) return;
+  if (s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]) && s.kinematic(v[3]))
+    return kNoPair;
   const PairKey key{static_cast<std::uint8_t>(type), v};
   auto [it, inserted] = pair_index_.try_emplace(key, 0);
   if (!inserted) {
     ++pairs_[it->second].refs;
-    return;
+    return it->second;
   }
   EventSlot slot;
   if (!free_pairs_.empty()) {
@@ -342,13 +369,13 @@ void ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& 
   for (Index a : v) kernel_.attach(p.cert, a);
   ++counters_.live_pairs;
   certify(slot, kernel_.now());
+  return slot;
 }
 
-void ContactSystem::release_element_pair(PairType type, const std::array<Index, 4>& v) {
-  auto it = pair_index_.find(PairKey{static_cast<std::uint8_t>(type), v});
-  if (it == pair_index_.end()) return;  // all-kinematic pairs are never created
-  Pair& p = pairs_[it->second];
-  if (--p.refs == 0 && p.depth == 0) destroy_pair(it->second);
+void ContactSystem::release_element_pair(EventSlot slot) {
+  if (slot == kNoPair) return;
+  Pair& p = pairs_[slot];
+  if (--p.refs == 0 && p.depth == 0) destroy_pair(slot);
 }
 
 void ContactSystem::destroy_pair(EventSlot slot) {
@@ -366,22 +393,109 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
   const Triangle& A = triangles_[t0];
   const Triangle& B = triangles_[t1];
   if ((A.kinematic && B.kinematic) || (A.point && B.point) || shares_vertex(A.v, B.v)) return;
-  const std::uint64_t key = (std::uint64_t(std::min(t0, t1)) << 32) | std::max(t0, t1);
-  int& count = triangle_pair_cells_[key];
-  const bool was = count > 0;
-  count += delta;
-  assert(count >= 0);
-  const bool is = count > 0;
-  if (!is) triangle_pair_cells_.erase(key);
-  if (was == is) return;
-  // The pair of triangles generates 6 vertex–triangle and 9 edge–edge pairs, in a
-  // canonical vertex order so that pairs shared by neighbouring triangles coincide.
-  const auto vt = [&](Index a, std::uint32_t id) {
+  const std::uint32_t a = std::min(t0, t1), b = std::max(t0, t1);
+  const std::uint64_t key = (std::uint64_t(a) << 32) | b;
+  if (delta > 0) {
+    auto [it, inserted] = triangle_pair_index_.try_emplace(key, 0);
+    if (!inserted) {
+      ++triangle_pairs_[it->second].cells;
+      return;
+    }
+    EventSlot slot;
+    if (!free_triangle_pairs_.empty()) {
+      slot = free_triangle_pairs_.back();
+      free_triangle_pairs_.pop_back();
+    } else {
+      slot = static_cast<EventSlot>(triangle_pairs_.size());
+      triangle_pairs_.emplace_back();
+    }
+    it->second = slot;
+    TrianglePair& tp = triangle_pairs_[slot];
+    // A point is always side A, so that its vertex–triangle pair has the point as
+    // the vertex.
+    const bool swap = triangles_[b].point;
+    tp.a = swap ? b : a;
+    tp.b = swap ? a : b;
+    tp.cells = 1;
+    tp.alive = true;
+    tp.expanded = false;
+    tp.failed_polls = 0;
+    tp.elements.clear();
+    tp.cert.kind = triangle_pair_kind_;
+    tp.cert.slot = slot;
+    tp.cert.stamp = 0;
+    attach_support(tp);
+    ++counters_.triangle_pairs;
+    certify_triangle_pair(slot, kernel_.now(), kExpandClearance * params_.eta1);
+    return;
+  }
+  auto it = triangle_pair_index_.find(key);
+  assert(it != triangle_pair_index_.end());
+  const EventSlot slot = it->second;
+  if (--triangle_pairs_[slot].cells > 0) return;
+  triangle_pair_index_.erase(it);
+  destroy_triangle_pair(slot);
+}
+
+void ContactSystem::attach_support(TrianglePair& tp) {
+  for (const std::uint32_t id : {tp.a, tp.b}) {
+    const Triangle& tri = triangles_[id];
+    for (int k = 0; k < (tri.point ? 1 : 3); ++k) kernel_.attach(tp.cert, tri.v[k]);
+  }
+}
+
+void ContactSystem::destroy_triangle_pair(EventSlot slot) {
+  TrianglePair& tp = triangle_pairs_[slot];
+  kernel_.cancel(triangle_pair_kind_, slot);
+  if (tp.expanded) release_elements(tp);
+  else tp.cert.detach();
+  tp.alive = false;
+  free_triangle_pairs_.push_back(slot);
+  --counters_.triangle_pairs;
+}
+
+void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clearance) {
+  TrianglePair& tp = triangle_pairs_[slot];
+  assert(!tp.expanded);
+  const StencilPositions<6> x = positions(tp, t);
+  const TriangleGap gap = triangle_pair_gap(x);
+  std::optional<Slab> slab;
+  if (gap.distance > clearance) {
+    StencilPositions<6> v;
+    for (int i = 0; i < 3; ++i) {
+      v.col(i) = kernel_.state().velocity(triangles_[tp.a].v[i]);
+      v.col(3 + i) = kernel_.state().velocity(triangles_[tp.b].v[i]);
+    }
+    const Vec3 n = (-gap.y / gap.distance).normalized();
+    slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
+    if (slab) {
+      const double tf = slab_failure_time<6>(*slab, 3, x, v, t);
+      ++counters_.slab_evaluations;
+      if (tf > t) {
+        tp.slab = *slab;
+        if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, tf);
+        else kernel_.cancel(triangle_pair_kind_, slot);
+        return;
+      }
+    }
+  }
+  expand(slot);
+}
+
+void ContactSystem::expand(EventSlot slot) {
+  TrianglePair& tp = triangle_pairs_[slot];
+  tp.cert.detach();
+  tp.expanded = true;
+  tp.failed_polls = 0;
+  ++counters_.expanded_pairs;
+  ++counters_.expansions;
+  // The 6 vertex–triangle and 9 edge–edge pairs, in a canonical vertex order so that
+  // pairs shared by neighbouring triangle pairs coincide. Creating them may activate
+  // layers; the references keep them alive while this pair is expanded.
+  const auto vt = [&](Index x, std::uint32_t id) {
     std::array<Index, 3> s = triangles_[id].v;
     std::sort(s.begin(), s.end());
-    const std::array<Index, 4> v{a, s[0], s[1], s[2]};
-    if (is) add_element_pair(PairType::VertexTriangle, v, id);
-    else release_element_pair(PairType::VertexTriangle, v);
+    return add_element_pair(PairType::VertexTriangle, {x, s[0], s[1], s[2]}, id);
   };
   const auto ee = [&](Index a, Index b, Index c, Index d) {
     if (a > b) std::swap(a, b);
@@ -390,20 +504,73 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
       std::swap(a, c);
       std::swap(b, d);
     }
-    const std::array<Index, 4> v{a, b, c, d};
-    if (is) add_element_pair(PairType::EdgeEdge, v, 0);
-    else release_element_pair(PairType::EdgeEdge, v);
+    return add_element_pair(PairType::EdgeEdge, {a, b, c, d}, 0);
   };
-  const std::array<Index, 3> a = A.v, b = B.v;
-  if (A.point || B.point) {
-    if (A.point) vt(a[0], t1);
-    else vt(b[0], t0);
-    return;
+  const std::uint32_t ia = tp.a, ib = tp.b;
+  const std::array<Index, 3> a = triangles_[ia].v, b = triangles_[ib].v;
+  boost::container::small_vector<EventSlot, 15> elements;
+  if (triangles_[ia].point) {
+    elements.push_back(vt(a[0], ib));
+  } else {
+    for (Index x : a) elements.push_back(vt(x, ib));
+    for (Index x : b) elements.push_back(vt(x, ia));
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        elements.push_back(ee(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3]));
   }
-  for (Index x : a) vt(x, t1);
-  for (Index x : b) vt(x, t0);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) ee(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3]);
+  // add_element_pair may grow pairs_ but never triangle_pairs_: tp is still valid.
+  tp.elements = elements;
+  kernel_.reschedule(triangle_pair_kind_, slot, kernel_.now() + poll_period(tp));
+}
+
+void ContactSystem::release_elements(TrianglePair& tp) {
+  for (EventSlot e : tp.elements) release_element_pair(e);
+  tp.elements.clear();
+  tp.expanded = false;
+  --counters_.expanded_pairs;
+}
+
+double ContactSystem::poll_period(const TrianglePair& tp) const {
+  // Collapsing late costs only time, never safety: back off exponentially from
+  // 8 layer-1 periods while the pair stays in contact.
+  return params_.h1 * double(8 << std::min(tp.failed_polls, 7));
+}
+
+double ContactSystem::triangle_pair_event(EventSlot slot, double t) {
+  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
+  TrianglePair& tp = triangle_pairs_[slot];
+  if (!tp.expanded) {
+    ++counters_.slab_failures;
+    certify_triangle_pair(slot, t, kExpandClearance * params_.eta1);
+    return kNever;  // rescheduled, cancelled or turned into a poll
+  }
+  ++counters_.collapse_polls;
+  bool quiet = true;
+  for (EventSlot e : tp.elements) quiet = quiet && (e == kNoPair || pairs_[e].depth == 0);
+  if (quiet && triangle_pair_gap(positions(tp, t)).distance > kCollapseClearance * params_.eta1) {
+    release_elements(tp);
+    attach_support(tp);
+    certify_triangle_pair(slot, t, kCollapseClearance * params_.eta1);
+    return kNever;
+  }
+  ++tp.failed_polls;
+  return t + poll_period(tp);
+}
+
+void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
+  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
+  TrianglePair& tp = triangle_pairs_[slot];
+  if (!tp.alive || tp.expanded) return;
+  const double t = kernel_.now();
+  StencilPositions<6> v;
+  for (int i = 0; i < 3; ++i) {
+    v.col(i) = kernel_.state().velocity(triangles_[tp.a].v[i]);
+    v.col(3 + i) = kernel_.state().velocity(triangles_[tp.b].v[i]);
+  }
+  const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), v, t);
+  ++counters_.slab_evaluations;
+  if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, std::max(tf, t));
+  else kernel_.cancel(triangle_pair_kind_, slot);
 }
 
 // --- kinetic hash grid ---------------------------------------------------------------
@@ -520,8 +687,9 @@ double ContactSystem::potential_energy(const VertexState&, double t) const {
 ContactCounters ContactSystem::counters() const {
   ContactCounters c = counters_;
   c.certificate_reschedules =
-      kernel_.stats(slab_kind_).rescheduled + kernel_.stats(grid_kind_).rescheduled;
-  c.certificates = c.live_pairs + triangles_.size();
+      kernel_.stats(slab_kind_).rescheduled + kernel_.stats(grid_kind_).rescheduled +
+      kernel_.stats(triangle_pair_kind_).rescheduled;
+  c.certificates = c.live_pairs + triangles_.size() + c.triangle_pairs - c.expanded_pairs;
   c.deepest_layer = 0;
   for (const Pair& p : pairs_)
     if (p.alive) c.deepest_layer = std::max(c.deepest_layer, p.depth);

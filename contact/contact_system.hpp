@@ -4,11 +4,18 @@
 /// certificates per primitive pair and a kinetic hash grid that creates and destroys
 /// pairs, all on the kernel's queue.
 ///
-/// Invariant: every live element pair (vertex–triangle or edge–edge) whose deepest
-/// active layer is L (0: none) has a slab certificate proving its distance > η(L+1)
-/// until the certificate's failure time; every pair of collision triangles that
-/// share no vertex and come within η(1) of each other share a grid cell, so their
-/// element pairs exist.
+/// Two levels of certificates, as in the phantom-mesh paper §4: a pair of triangles
+/// that share a grid cell holds one slab over its six vertices certifying all of its
+/// 15 element pairs at once (distance > η(1)); only when that slab cannot be kept
+/// does the pair *expand* into its element pairs (vertex–triangle, edge–edge), each
+/// with its own layers and slab. An expanded pair collapses back once all its element
+/// pairs are at depth 0 and the triangles are well apart again.
+///
+/// Invariant: every live element pair whose deepest active layer is L (0: none) has a
+/// slab certificate proving its distance > η(L+1) until the certificate's failure
+/// time, or L = 0 and every triangle pair generating it is collapsed with a valid
+/// slab; every pair of collision triangles that share no vertex and come within η(1)
+/// of each other share a grid cell, so their triangle pair exists.
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <deque>
@@ -25,7 +32,9 @@ namespace clockwork {
 
 /// Counters for diagnostics and benchmarks.
 struct ContactCounters {
-  std::size_t live_pairs = 0;
+  std::size_t triangle_pairs = 0;      ///< pairs of triangles sharing a grid cell
+  std::size_t expanded_pairs = 0;      ///< of which expanded into element pairs
+  std::size_t live_pairs = 0;          ///< element pairs
   std::size_t active_layers = 0;
   int deepest_layer = 0;             ///< deepest layer active now
   int deepest_layer_ever = 0;
@@ -33,8 +42,10 @@ struct ContactCounters {
   std::uint64_t slab_failures = 0;   ///< certificate events (failures) processed
   std::uint64_t slab_evaluations = 0;  ///< failure-time computations (incl. reschedules)
   std::uint64_t grid_failures = 0;
+  std::uint64_t expansions = 0;      ///< triangle pairs expanded into element pairs
+  std::uint64_t collapse_polls = 0;  ///< checks of expanded pairs for collapse
   std::uint64_t certificate_reschedules = 0;  ///< queue updates of slab and grid events
-  std::size_t certificates = 0;               ///< live slab + grid certificates
+  std::size_t certificates = 0;  ///< live grid, triangle-pair and element-pair certificates
 };
 
 /// Wall-clock time spent in contact work when timing is enabled (benchmarks).
@@ -52,7 +63,7 @@ class ContactSystem {
   /// Adds a collision point (a chain's vertex): it meets triangles as a vertex–
   /// triangle pair and ignores other points. Call before start().
   void add_point(Index vertex);
-  /// Registers the three event sources, builds the grid and the initial pairs at the
+  /// Registers the four event sources, builds the grid and the initial pairs at the
   /// kernel's current time, activating layers for pairs already within η(1).
   void start();
 
@@ -69,8 +80,10 @@ class ContactSystem {
   double layer_tick(EventSlot slot, double t);
   double slab_failed(EventSlot slot, double t);
   double grid_failed(EventSlot slot, double t);
+  double triangle_pair_event(EventSlot slot, double t);
   void slab_support_changed(EventSlot slot);
   void grid_support_changed(EventSlot slot);
+  void triangle_pair_support_changed(EventSlot slot);
 
  private:
   struct CellRange {
@@ -94,6 +107,19 @@ class ContactSystem {
     Certificate cert;
     boost::container::small_vector<EventSlot, 4> layers;  ///< event slot of layer l at [l-1]
   };
+  /// Two triangles sharing grid cells. Collapsed: `slab` over their six vertices
+  /// (event = its failure). Expanded: element pairs `elements` hold the refs, and the
+  /// event is the next poll for collapse.
+  struct TrianglePair {
+    std::uint32_t a = 0, b = 0;  ///< triangle indices
+    int cells = 0;               ///< grid cells they share
+    bool alive = false;
+    bool expanded = false;
+    int failed_polls = 0;
+    Slab slab{};
+    Certificate cert;
+    boost::container::small_vector<EventSlot, 15> elements;
+  };
   struct LayerEvent {
     EventSlot pair;
     int layer;
@@ -108,15 +134,32 @@ class ContactSystem {
   };
 
   StencilPositions<4> positions(const Pair& p, double t) const;
+  StencilPositions<6> positions(const TrianglePair& tp, double t) const;
   StencilPositions<4> velocities(const Pair& p) const;
   double eta(int l) const;
   double stiffness(int l) const;
   double period(int l) const;
 
-  // Pairs.
+  // Triangle pairs.
   void triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, int delta);
-  void add_element_pair(PairType type, const std::array<Index, 4>& v, std::uint32_t triangle);
-  void release_element_pair(PairType type, const std::array<Index, 4>& v);
+  /// Keeps the pair collapsed under a fresh slab if the triangles are farther than
+  /// `clearance`; otherwise expands it.
+  void certify_triangle_pair(EventSlot slot, double t, double clearance);
+  void expand(EventSlot slot);
+  void attach_support(TrianglePair& tp);
+  /// A failed or new triangle-pair slab is renewed if the triangles are farther than
+  /// this many η1, else the pair expands; an expanded pair collapses only beyond the
+  /// second (hysteresis: no chatter at the boundary).
+  static constexpr double kExpandClearance = 1.25, kCollapseClearance = 1.5;
+  void release_elements(TrianglePair& tp);
+  void destroy_triangle_pair(EventSlot slot);
+  double poll_period(const TrianglePair& tp) const;
+
+  // Element pairs.
+  /// Adds a reference to the element pair (creating it); its slot, or kNoPair for a
+  /// pair of four kinematic vertices (never needed).
+  EventSlot add_element_pair(PairType type, const std::array<Index, 4>& v, std::uint32_t triangle);
+  void release_element_pair(EventSlot slot);
   void destroy_pair(EventSlot slot);
   /// Activates layers while the pair is within η(depth+1), then certifies the rest.
   void certify(EventSlot slot, double t);
@@ -136,7 +179,8 @@ class ContactSystem {
 
   Kernel& kernel_;
   ContactParameters params_;
-  EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0;
+  static constexpr EventSlot kNoPair = ~EventSlot{0};
+  EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;
   std::deque<Triangle> triangles_;
   std::deque<Pair> pairs_;
   std::vector<EventSlot> free_pairs_;
@@ -144,7 +188,9 @@ class ContactSystem {
   std::vector<EventSlot> free_layer_events_;
   std::unordered_map<PairKey, EventSlot, PairKeyHash> pair_index_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells_;
-  std::unordered_map<std::uint64_t, int> triangle_pair_cells_;
+  std::deque<TrianglePair> triangle_pairs_;
+  std::vector<EventSlot> free_triangle_pairs_;
+  std::unordered_map<std::uint64_t, EventSlot> triangle_pair_index_;
   std::vector<std::uint32_t> vertex_owner_;                   ///< lowest triangle per vertex
   std::unordered_map<std::uint64_t, std::uint32_t> edge_owner_;  ///< lowest triangle per edge
   ContactCounters counters_;

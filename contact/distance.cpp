@@ -112,4 +112,30 @@ PairClosest pair_closest(PairType type, const StencilPositions<4>& x) {
   return out;
 }
 
+TriangleGap triangle_pair_gap(const StencilPositions<6>& x) {
+  TriangleGap out;
+  const auto keep = [&](const Vec3& y) {
+    const double d = y.norm();
+    if (d < out.distance) {
+      out.distance = d;
+      out.y = y;
+    }
+  };
+  for (int i = 0; i < 3; ++i) {
+    // Vertex of A against B, and vertex of B against A (sign flipped to y_A − y_B).
+    const Vec3 b = closest_point_triangle(x.col(i), x.col(3), x.col(4), x.col(5));
+    keep(x.col(i) - (b[0] * x.col(3) + b[1] * x.col(4) + b[2] * x.col(5)));
+    const Vec3 a = closest_point_triangle(x.col(3 + i), x.col(0), x.col(1), x.col(2));
+    keep(a[0] * x.col(0) + a[1] * x.col(1) + a[2] * x.col(2) - x.col(3 + i));
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const Vec3 &p0 = x.col(i), &p1 = x.col((i + 1) % 3);
+      const Vec3 &q0 = x.col(3 + j), &q1 = x.col(3 + (j + 1) % 3);
+      const Eigen::Vector2d st = closest_segment_segment(p0, p1, q0, q1);
+      keep((p0 + st[0] * (p1 - p0)) - (q0 + st[1] * (q1 - q0)));
+    }
+  return out;
+}
+
 }  // namespace clockwork

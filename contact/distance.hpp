@@ -36,4 +36,15 @@ Eigen::Vector2d closest_segment_segment(const Vec3& p0, const Vec3& p1, const Ve
 
 PairClosest pair_closest(PairType type, const StencilPositions<4>& x);
 
+/// Distance of two triangles that do not intersect: columns 0–2 of x are triangle A,
+/// 3–5 triangle B (a point is a triangle with three equal vertices). It is the least
+/// of the 6 vertex–triangle and 9 edge–edge distances; y = y_A − y_B. For
+/// intersecting triangles the result is not their distance (it may be positive):
+/// callers certify separation on the vertices themselves (separation_slab).
+struct TriangleGap {
+  Vec3 y = Vec3::Zero();
+  double distance = kNever;
+};
+TriangleGap triangle_pair_gap(const StencilPositions<6>& x);
+
 }  // namespace clockwork

@@ -1,14 +1,19 @@
 #pragma once
-/// Separation-slab certificates (DESIGN §2, "Certificates").
+/// Separation-slab certificates (DESIGN §2, "Certificates"; phantom-mesh paper §4,
+/// "Separation slab certificate events").
 ///
 /// A slab is a plane with fixed unit normal n whose offset moves linearly,
 ///   m(t) = m0 + m_rate (t − t0),
 /// with every side-A vertex at n·x ≤ m(t) − half_width and every side-B vertex at
-/// n·x ≥ m(t) + half_width. Both primitives are convex hulls of their vertices, so
+/// n·x ≥ m(t) + half_width. Both sides are convex hulls of their vertices, so
 /// while this holds their distance is at least 2·half_width = the certified
 /// threshold. Under linear vertex trajectories each inequality is linear in t, so
-/// the failure time is the earliest root of at most four linear functions: exact,
+/// the failure time is the earliest root of at most N linear functions: exact,
 /// and never later than the first time the distance drops below the threshold.
+///
+/// The same slab serves an element pair (N = 4: vertex–triangle or edge–edge) and a
+/// pair of triangles (N = 6: the paper's slab, certifying all 15 element pairs).
+#include <algorithm>
 #include <optional>
 
 #include "contact/distance.hpp"
@@ -23,17 +28,75 @@ struct Slab {
   double half_width = 0.0;      ///< threshold / 2
 };
 
-/// A slab certifying distance > threshold at t0 with normal along the closest-point
-/// direction, or nothing if the pair is not farther than `threshold` (or touches).
-/// The plane moves with the mean normal velocity of the two closest points, which
-/// splits the approach speed evenly between both sides.
-std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x,
-                              const StencilPositions<4>& v, double t0, double threshold);
+/// The slab with unit normal n (side A to side B) through the middle of the gap the
+/// vertices leave along n; nothing unless that gap exceeds `threshold`. Columns
+/// [0, split) of x are side A, the rest side B. The gap is measured on the vertices
+/// themselves, so rounding in n cannot make the certificate claim more than holds.
+/// The plane moves at the mean of the fastest approach speeds of the two sides
+/// (max over A, min over B of n·v): if those two vertices are the extreme ones, both
+/// reach the slab at once, when the gap has closed to the threshold — the longest
+/// life any slab with this normal can have.
+template <int N>
+std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, const Vec3& n,
+                                    const StencilPositions<N>& v, double t0, double threshold) {
+  double a_max = -kNever, b_min = kNever, va_max = -kNever, vb_min = kNever;
+  for (int i = 0; i < N; ++i) {
+    const double s = n.dot(x.col(i)), r = n.dot(v.col(i));
+    if (i < split) {
+      a_max = std::max(a_max, s);
+      va_max = std::max(va_max, r);
+    } else {
+      b_min = std::min(b_min, s);
+      vb_min = std::min(vb_min, r);
+    }
+  }
+  if (!(b_min - a_max > threshold)) return std::nullopt;
+  Slab slab;
+  slab.normal = n;
+  slab.t0 = t0;
+  slab.half_width = 0.5 * threshold;
+  slab.m0 = 0.5 * (a_max + b_min);
+  slab.m_rate = 0.5 * (va_max + vb_min);
+  return slab;
+}
 
 /// Earliest time >= t_now at which a vertex leaves its side of the slab, given
 /// positions x at t_now and constant velocities v; kNever if none does. If the slab
 /// is already violated at t_now, returns t_now.
-double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
-                         const StencilPositions<4>& v, double t_now);
+template <int N>
+double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>& x,
+                         const StencilPositions<N>& v, double t_now) {
+  const double m_now = slab.m0 + slab.m_rate * (t_now - slab.t0);
+  double tf = kNever;
+  for (int i = 0; i < N; ++i) {
+    // Margin g(t) = g0 + g_rate (t − t_now) must stay >= 0.
+    double g0, g_rate;
+    if (i < split) {
+      g0 = (m_now - slab.half_width) - slab.normal.dot(x.col(i));
+      g_rate = slab.m_rate - slab.normal.dot(v.col(i));
+    } else {
+      g0 = slab.normal.dot(x.col(i)) - (m_now + slab.half_width);
+      g_rate = slab.normal.dot(v.col(i)) - slab.m_rate;
+    }
+    if (g0 <= 0.0) return t_now;
+    // Shortened by a few ulps so that rounding never moves the root past the
+    // true one.
+    if (g_rate < 0.0) tf = std::min(tf, t_now + (g0 / -g_rate) * (1.0 - 1e-12));
+  }
+  return tf;
+}
+
+/// Number of side-A vertices of an element pair's stencil.
+inline int side_a_count(PairType type) { return type == PairType::VertexTriangle ? 1 : 2; }
+
+/// A slab certifying distance > threshold at t0 with normal along the closest-point
+/// direction, or nothing if the pair is not farther than `threshold` (or touches).
+std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x,
+                              const StencilPositions<4>& v, double t0, double threshold);
+
+inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
+                                const StencilPositions<4>& v, double t_now) {
+  return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now);
+}
 
 }  // namespace clockwork

@@ -27,7 +27,7 @@ using DependentList = bi::list<ContingencyLink, bi::constant_time_size<false>>;
 /// Header of a certificate, embedded in the owning source's (address-stable) pool.
 /// Copying yields an unlinked certificate (Boost.Intrusive hooks do not copy links).
 struct Certificate {
-  static constexpr int kMaxSupport = 4;
+  static constexpr int kMaxSupport = 6;  // a pair of triangles
   EventKind kind = 0;
   EventSlot slot = 0;
   std::uint64_t stamp = 0;  ///< last kernel epoch in which it was rescheduled

@@ -79,6 +79,40 @@ TEST_CASE("pair_closest matches dense sampling on random pairs of both types") {
   }
 }
 
+TEST_CASE("triangle_pair_gap: the distance of two triangles, checked against dense sampling") {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int n = 60;
+  int separated = 0;
+  for (int k = 0; separated < 60; ++k) {
+    StencilPositions<6> x;
+    for (int j = 0; j < 6; ++j)
+      for (int i = 0; i < 3; ++i) x(i, j) = u(rng) + (j >= 3 && i == 2 ? 0.8 : 0.0);
+    if (k % 5 == 1) x.col(2) = 0.5 * (x.col(0) + x.col(1));  // degenerate triangle A
+    if (k % 5 == 3) x.col(4) = x.col(3), x.col(5) = x.col(3);  // B is a point
+    // Sample both triangles on a barycentric grid (n per edge).
+    std::vector<Vec3> pa, pb;
+    for (int i = 0; i <= n; ++i)
+      for (int j = 0; i + j <= n; ++j) {
+        const double a = double(i) / n, b = double(j) / n;
+        pa.push_back((1 - a - b) * x.col(0) + a * x.col(1) + b * x.col(2));
+        pb.push_back((1 - a - b) * x.col(3) + a * x.col(4) + b * x.col(5));
+      }
+    double sampled = kNever;
+    for (const Vec3& p : pa)
+      for (const Vec3& q : pb) sampled = std::min(sampled, (p - q).norm());
+    const TriangleGap g = triangle_pair_gap(x);
+    double size = 0;
+    for (int j = 0; j < 6; ++j) size = std::max(size, x.col(j).norm());
+    if (sampled < 8.0 * size / n) continue;  // (nearly) intersecting: not a distance
+    ++separated;
+    CAPTURE(x);
+    CHECK(g.distance <= sampled + 1e-12);
+    CHECK(g.distance >= sampled - 4.0 * size / n);
+    CHECK(g.y.norm() == doctest::Approx(g.distance).epsilon(1e-14));
+  }
+}
+
 TEST_CASE("vertex-triangle closest feature: face, edge and vertex regions") {
   StencilPositions<4> x;
   x.col(1) = Vec3(0, 0, 0);
