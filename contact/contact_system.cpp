@@ -125,6 +125,7 @@ void ContactSystem::start() {
   slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
   grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
   triangle_pair_kind_ = kernel_.add_source(std::make_unique<TrianglePairSource>(*this));
+  kernel_.set_velocity_slack(params_.velocity_slack);
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
@@ -139,6 +140,7 @@ void ContactSystem::start() {
     Triangle& tri = triangles_[i];
     tri.cert.kind = grid_kind_;
     tri.cert.slot = i;
+    tri.cert.enveloped = true;
     for (Index a : tri.v) kernel_.attach(tri.cert, a);
     const CellRange range = cells_of(tri, t);
     move_triangle(i, CellRange{}, range, /*fresh=*/true);
@@ -164,9 +166,18 @@ StencilPositions<6> ContactSystem::positions(const TrianglePair& tp, double t) c
   return x;
 }
 
-StencilPositions<4> ContactSystem::velocities(const Pair& p) const {
+StencilPositions<6> ContactSystem::envelope_velocities(const TrianglePair& tp) const {
+  StencilPositions<6> v;
+  for (int i = 0; i < 3; ++i) {
+    v.col(i) = kernel_.envelope_velocity(triangles_[tp.a].v[i]);
+    v.col(3 + i) = kernel_.envelope_velocity(triangles_[tp.b].v[i]);
+  }
+  return v;
+}
+
+StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
   StencilPositions<4> v;
-  for (int i = 0; i < 4; ++i) v.col(i) = kernel_.state().velocity(p.v[i]);
+  for (int i = 0; i < 4; ++i) v.col(i) = kernel_.envelope_velocity(p.v[i]);
   return v;
 }
 
@@ -296,10 +307,11 @@ void ContactSystem::certify(EventSlot slot, double t) {
     const double d = pair_closest(p.type, x).distance;
     while (d < eta(pairs_[slot].depth + 1)) activate_layer(slot, t);
     Pair& q = pairs_[slot];
-    const auto slab = make_slab(q.type, x, velocities(q), t, eta(q.depth + 1));
+    const StencilPositions<4> v = envelope_velocities(q);
+    const auto slab = make_slab(q.type, x, v, t, eta(q.depth + 1));
     if (slab) {
       q.slab = *slab;
-      const double tf = slab_failure_time(q.slab, q.type, x, velocities(q), t);
+      const double tf = slab_failure_time<4>(q.slab, side_a_count(q.type), x, v, t, kernel_.velocity_slack());
       ++counters_.slab_evaluations;
       // A certificate that fails at once cannot certify anything: go one layer deeper.
       if (tf > t) {
@@ -315,7 +327,8 @@ void ContactSystem::certify(EventSlot slot, double t) {
 void ContactSystem::reschedule_slab(EventSlot slot) {
   Pair& p = pairs_[slot];
   const double t = kernel_.now();
-  const double tf = slab_failure_time(p.slab, p.type, positions(p, t), velocities(p), t);
+  const double tf = slab_failure_time<4>(p.slab, side_a_count(p.type), positions(p, t), envelope_velocities(p), t,
+                                         kernel_.velocity_slack());
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule(slab_kind_, slot, std::max(tf, t));
   else kernel_.cancel(slab_kind_, slot);
@@ -366,6 +379,7 @@ EventSlot ContactSystem::add_element_pair(PairType type, const std::array<Index,
   p.cert.kind = slab_kind_;
   p.cert.slot = slot;
   p.cert.stamp = 0;
+  p.cert.enveloped = true;
   for (Index a : v) kernel_.attach(p.cert, a);
   ++counters_.live_pairs;
   certify(slot, kernel_.now());
@@ -424,6 +438,7 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
     tp.cert.kind = triangle_pair_kind_;
     tp.cert.slot = slot;
     tp.cert.stamp = 0;
+    tp.cert.enveloped = true;
     attach_support(tp);
     ++counters_.triangle_pairs;
     certify_triangle_pair(slot, kernel_.now(), kExpandClearance * params_.eta1);
@@ -461,15 +476,11 @@ void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clear
   const TriangleGap gap = triangle_pair_gap(x);
   std::optional<Slab> slab;
   if (gap.distance > clearance) {
-    StencilPositions<6> v;
-    for (int i = 0; i < 3; ++i) {
-      v.col(i) = kernel_.state().velocity(triangles_[tp.a].v[i]);
-      v.col(3 + i) = kernel_.state().velocity(triangles_[tp.b].v[i]);
-    }
+    const StencilPositions<6> v = envelope_velocities(tp);
     const Vec3 n = (-gap.y / gap.distance).normalized();
     slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
     if (slab) {
-      const double tf = slab_failure_time<6>(*slab, 3, x, v, t);
+      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack());
       ++counters_.slab_evaluations;
       if (tf > t) {
         tp.slab = *slab;
@@ -562,12 +573,8 @@ void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
   TrianglePair& tp = triangle_pairs_[slot];
   if (!tp.alive || tp.expanded) return;
   const double t = kernel_.now();
-  StencilPositions<6> v;
-  for (int i = 0; i < 3; ++i) {
-    v.col(i) = kernel_.state().velocity(triangles_[tp.a].v[i]);
-    v.col(3 + i) = kernel_.state().velocity(triangles_[tp.b].v[i]);
-  }
-  const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), v, t);
+  const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), envelope_velocities(tp), t,
+                                         kernel_.velocity_slack());
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, std::max(tf, t));
   else kernel_.cancel(triangle_pair_kind_, slot);
@@ -600,20 +607,23 @@ ContactSystem::CellRange ContactSystem::cells_of(const Triangle& tri, double t) 
 }
 
 double ContactSystem::grid_failure_time(const Triangle& tri, double t) const {
-  // The certificate: every vertex, grown by η(1)/2, stays inside the range's box.
+  // The certificate: every vertex, grown by η(1)/2, stays inside the range's box,
+  // for any velocity within the vertex's envelope (centre u, slack δ).
   const double grow = 0.5 * params_.eta1;
   const double c = params_.cell_size;
+  const double slack = kernel_.velocity_slack();
   double tf = kNever;
   for (Index a : tri.v) {
     const Vec3 x = kernel_.state().position_at(a, t);
-    const Vec3& v = kernel_.state().velocity(a);
+    const Vec3& u = kernel_.envelope_velocity(a);
     for (int k = 0; k < 3; ++k) {
-      if (v[k] < 0.0) {
+      if (u[k] - slack < 0.0) {
         const double gap = x[k] - grow - tri.range.lo[k] * c;
-        tf = std::min(tf, t + std::max(0.0, gap) / -v[k]);
-      } else if (v[k] > 0.0) {
+        tf = std::min(tf, t + std::max(0.0, gap) / (slack - u[k]));
+      }
+      if (u[k] + slack > 0.0) {
         const double gap = (tri.range.hi[k] + 1) * c - (x[k] + grow);
-        tf = std::min(tf, t + std::max(0.0, gap) / v[k]);
+        tf = std::min(tf, t + std::max(0.0, gap) / (u[k] + slack));
       }
     }
   }

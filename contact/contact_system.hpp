@@ -135,7 +135,9 @@ class ContactSystem {
 
   StencilPositions<4> positions(const Pair& p, double t) const;
   StencilPositions<6> positions(const TrianglePair& tp, double t) const;
-  StencilPositions<4> velocities(const Pair& p) const;
+  /// Centres of the support's velocity envelopes (Kernel::envelope_velocity).
+  StencilPositions<6> envelope_velocities(const TrianglePair& tp) const;
+  StencilPositions<4> envelope_velocities(const Pair& p) const;
   double eta(int l) const;
   double stiffness(int l) const;
   double period(int l) const;

@@ -62,10 +62,12 @@ std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, con
 
 /// Earliest time >= t_now at which a vertex leaves its side of the slab, given
 /// positions x at t_now and constant velocities v; kNever if none does. If the slab
-/// is already violated at t_now, returns t_now.
+/// is already violated at t_now, returns t_now. With `slack` δ > 0 the time holds for
+/// every velocity history with |v_i(t) − v_i| ≤ δ (velocity envelopes): each margin
+/// then shrinks at most δ faster.
 template <int N>
 double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>& x,
-                         const StencilPositions<N>& v, double t_now) {
+                         const StencilPositions<N>& v, double t_now, double slack = 0.0) {
   const double m_now = slab.m0 + slab.m_rate * (t_now - slab.t0);
   double tf = kNever;
   for (int i = 0; i < N; ++i) {
@@ -73,10 +75,10 @@ double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>&
     double g0, g_rate;
     if (i < split) {
       g0 = (m_now - slab.half_width) - slab.normal.dot(x.col(i));
-      g_rate = slab.m_rate - slab.normal.dot(v.col(i));
+      g_rate = slab.m_rate - slab.normal.dot(v.col(i)) - slack;
     } else {
       g0 = slab.normal.dot(x.col(i)) - (m_now + slab.half_width);
-      g_rate = slab.normal.dot(v.col(i)) - slab.m_rate;
+      g_rate = slab.normal.dot(v.col(i)) - slab.m_rate - slack;
     }
     if (g0 <= 0.0) return t_now;
     // Shortened by a few ulps so that rounding never moves the root past the

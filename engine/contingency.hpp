@@ -5,6 +5,11 @@
 /// failure time. Each vertex keeps an intrusive list of links to the certificates
 /// that depend on it; after a velocity change of the vertex the kernel asks each of
 /// them, once per event, for a new failure time.
+///
+/// An *enveloped* certificate depends on the vertex's velocity envelope instead: a
+/// centre u_a and the kernel's slack δ, |v_a − u_a| ≤ δ. Its failure time must hold
+/// for every velocity history inside the envelopes of its support; it is rescheduled
+/// only when a velocity leaves its envelope (which then re-centres on the velocity).
 #include <array>
 #include <boost/intrusive/list.hpp>
 #include <cstdint>
@@ -33,6 +38,7 @@ struct Certificate {
   std::uint64_t stamp = 0;  ///< last kernel epoch in which it was rescheduled
   std::array<ContingencyLink, kMaxSupport> links{};
   std::uint8_t support_size = 0;
+  bool enveloped = false;  ///< set before attaching; see the file comment
 
   /// Removes the certificate from every vertex list it is in.
   void detach() {

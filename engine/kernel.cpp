@@ -18,8 +18,13 @@ EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
 void Kernel::finalize_vertices() {
   // Lists hold intrusive links: they may only be (re)sized while all are empty.
   for ([[maybe_unused]] const auto& list : dependents_) assert(list.empty());
+  for ([[maybe_unused]] const auto& list : enveloped_) assert(list.empty());
   dependents_ = std::vector<DependentList>(state_.size());
+  enveloped_ = std::vector<DependentList>(state_.size());
+  envelope_.resize(state_.size());
+  for (Index a = 0; a < state_.size(); ++a) envelope_[a] = state_.velocity(a);
   touched_.reserve(state_.size());
+  touched_envelope_.reserve(state_.size());
 }
 
 Kernel::SlotHandle& Kernel::slot_handle(EventKind kind, EventSlot slot) {
@@ -81,22 +86,37 @@ void Kernel::attach(Certificate& c, Index a) {
   assert(a < dependents_.size() && "finalize_vertices() before attaching certificates");
   ContingencyLink& link = c.links[c.support_size++];
   link.owner = &c;
-  dependents_[a].push_back(link);
+  if (!c.enveloped) {
+    dependents_[a].push_back(link);
+    return;
+  }
+  // A velocity set without velocity_changed (scene set-up) may lie outside the
+  // envelope: re-centre it, and let the others who rely on it reschedule.
+  if ((state_.velocity(a) - envelope_[a]).squaredNorm() > slack2_) {
+    envelope_[a] = state_.velocity(a);
+    if (!enveloped_[a].empty()) touched_envelope_.push_back(a);
+  }
+  enveloped_[a].push_back(link);
 }
 
 void Kernel::flush_contingency() {
-  if (touched_.empty()) return;
+  if (touched_.empty() && touched_envelope_.empty()) return;
   ++epoch_;
   // Collect first: a certificate's handler may re-link its support.
-  for (Index a : touched_) {
-    for (ContingencyLink& link : dependents_[a]) {
-      Certificate* c = link.owner;
-      if (c->stamp == epoch_) continue;
-      c->stamp = epoch_;
-      pending_.push_back(c);
+  const auto collect = [&](std::vector<Index>& touched, std::vector<DependentList>& lists) {
+    for (Index a : touched) {
+      for (ContingencyLink& link : lists[a]) {
+        Certificate* c = link.owner;
+        if (c->stamp == epoch_) continue;
+        c->stamp = epoch_;
+        pending_.push_back(c);
+      }
     }
-  }
-  touched_.clear();
+    touched.clear();
+  };
+  envelope_exits_ += touched_envelope_.size();
+  collect(touched_, dependents_);
+  collect(touched_envelope_, enveloped_);
   for (Certificate* c : pending_) sources_[c->kind]->support_changed(c->slot, *this);
   pending_.clear();
 }

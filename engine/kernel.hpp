@@ -47,14 +47,31 @@ class Kernel {
   double scheduled_time(EventKind kind, EventSlot slot) const;
 
   // --- contingency -----------------------------------------------------------------
-  /// Adds vertex `a` to the support of `c` (c.kind, c.slot identify its event).
+  /// Adds vertex `a` to the support of `c` (c.kind, c.slot identify its event;
+  /// c.enveloped chooses the list).
   void attach(Certificate& c, Index a);
   /// Reports a velocity change of `a` (after syncing it). Dependent certificates are
-  /// rescheduled once each at the end of the current event.
+  /// rescheduled once each at the end of the current event; enveloped ones only if
+  /// the velocity left its envelope.
   void velocity_changed(Index a) {
     if (!dependents_[a].empty()) touched_.push_back(a);
+    if (!enveloped_[a].empty() && (state_.velocity(a) - envelope_[a]).squaredNorm() > slack2_) {
+      envelope_[a] = state_.velocity(a);
+      touched_envelope_.push_back(a);
+    }
   }
   const DependentList& dependents(Index a) const { return dependents_[a]; }
+  /// Velocity envelope slack δ (m/s) of enveloped certificates; 0 makes them exact.
+  /// Set before any certificate is attached.
+  void set_velocity_slack(double slack) {
+    slack_ = slack;
+    slack2_ = slack * slack;
+  }
+  double velocity_slack() const { return slack_; }
+  /// Centre u_a of vertex a's velocity envelope.
+  const Vec3& envelope_velocity(Index a) const { return envelope_[a]; }
+  /// Envelope re-centrings so far (each reschedules the vertex's enveloped certificates).
+  std::uint64_t envelope_exits() const { return envelope_exits_; }
   /// Reschedules the certificates of all vertices touched so far (the kernel calls it
   /// after each event; sources that change many velocities at once may call it too).
   void flush_contingency();
@@ -86,8 +103,11 @@ class Kernel {
   std::vector<std::unique_ptr<EventSource>> sources_;
   std::vector<std::vector<SlotHandle>> handles_;
   std::vector<KindStats> stats_;
-  std::vector<DependentList> dependents_;
-  std::vector<Index> touched_;
+  std::vector<DependentList> dependents_, enveloped_;
+  std::vector<Vec3> envelope_;
+  double slack_ = 0.0, slack2_ = 0.0;
+  std::uint64_t envelope_exits_ = 0;
+  std::vector<Index> touched_, touched_envelope_;
   std::vector<Certificate*> pending_;
   std::uint64_t epoch_ = 0;
   std::uint64_t processed_ = 0;

@@ -134,6 +134,46 @@ TEST_CASE("slab: exact failure time for two approaching parallel planes") {
   CHECK_FALSE(make_slab(PairType::VertexTriangle, x, v, 0.0, 1.0));
 }
 
+TEST_CASE("with velocity envelopes, failure times hold for every velocity history inside them") {
+  // Piecewise-constant velocities that jump every 0.02 s to a random point of the
+  // envelope |v − u| <= δ (u: the velocities the certificate was computed with).
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), threshold_dist(0.01, 0.3);
+  const double slack = 0.3, horizon = 2.0, dt = 0.005;
+  int certified = 0, crossed = 0;
+  for (int k = 0; certified < 10000; ++k) {
+    const PairType type = k % 2 ? PairType::EdgeEdge : PairType::VertexTriangle;
+    const Trajectory tr = random_trajectory(rng, type, k / 2);
+    const double threshold = threshold_dist(rng);
+    const auto slab = make_slab(type, tr.x, tr.v, 0.0, threshold);
+    if (!slab) continue;
+    ++certified;
+    const double tf = slab_failure_time<4>(*slab, side_a_count(type), tr.x, tr.v, 0.0, slack);
+    REQUIRE(tf > 0.0);
+    StencilPositions<4> x = tr.x, v = tr.v;
+    double first_below = kNever;
+    for (int s = 1; s * dt <= horizon && s * dt < tf; ++s) {
+      if (s % 4 == 1) {
+        for (int j = 0; j < 4; ++j) {
+          Vec3 r(u(rng), u(rng), u(rng));
+          while (r.norm() > 1.0) r = Vec3(u(rng), u(rng), u(rng));
+          v.col(j) = tr.v.col(j) + slack * r;
+        }
+      }
+      x += dt * v;
+      if (pair_closest(type, x).distance < threshold) {
+        first_below = s * dt;
+        break;
+      }
+    }
+    if (tf < horizon) ++crossed;
+    CAPTURE(k);
+    REQUIRE(tf <= first_below);
+  }
+  MESSAGE(certified << " certified, " << crossed << " fail within the horizon");
+  CHECK(crossed > 2000);
+}
+
 TEST_CASE("triangle-pair slab failure times are conservative on 1e4 random trajectories") {
   // The phantom-mesh paper's slab: six vertices, two triangles, one plane. The true
   // distance is the triangles' (triangle_pair_gap while they are apart; zero once

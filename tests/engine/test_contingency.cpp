@@ -29,11 +29,14 @@ class GapSource final : public EventSource {
   static double gap(const VertexState& s, const GapCertificate& c, double t) {
     return s.position_at(c.b, t).x() - s.position_at(c.a, t).x() - c.c;
   }
+  bool enveloped = false;  ///< certify against velocity envelopes (centre, slack)
   double failure_time(const Kernel& k, const GapCertificate& c) const {
     const VertexState& s = k.state();
     const double t = k.now();
     const double f = gap(s, c, t);
-    const double rate = s.velocity(c.b).x() - s.velocity(c.a).x();
+    const double rate =
+        enveloped ? k.envelope_velocity(c.b).x() - k.envelope_velocity(c.a).x() + 2 * k.velocity_slack()
+                  : s.velocity(c.b).x() - s.velocity(c.a).x();
     if (rate <= 0.0) return kNever;
     return t + std::max(0.0, -f / rate);
   }
@@ -42,6 +45,7 @@ class GapSource final : public EventSource {
     GapCertificate& cert = certs.back();
     cert.header.kind = kind;
     cert.header.slot = static_cast<EventSlot>(certs.size() - 1);
+    cert.header.enveloped = enveloped;
     k.attach(cert.header, a);
     k.attach(cert.header, b);
     update(k, cert);
@@ -72,6 +76,8 @@ class Kicker final : public EventSource {
   explicit Kicker(std::uint64_t seed, GapSource* gaps) : rng_(seed), gaps_(gaps) {}
   std::string_view name() const override { return "kicker"; }
   double period = 0.01;
+  /// 0: new random velocities; > 0: random changes of at most `nudge` per component.
+  double nudge = 0.0;
   double worst_gap = -kNever;  // max over kicks of gap(t) on live certificates
   double process(EventSlot, double time, Kernel& k) override {
     for (const auto& c : gaps_->certs) worst_gap = std::max(worst_gap, GapSource::gap(k.state(), c, time));
@@ -79,7 +85,9 @@ class Kicker final : public EventSource {
     for (int i = 0; i < 2; ++i) {
       const Index a = static_cast<Index>(rng_() % k.state().size());
       k.state().sync(a, time);
-      k.state().velocity_ref(a) = Vec3(u(rng_), u(rng_), u(rng_));
+      const Vec3 r(u(rng_), u(rng_), u(rng_));
+      if (nudge > 0.0) k.state().velocity_ref(a) += nudge * r;
+      else k.state().velocity_ref(a) = r;
       k.velocity_changed(a);
       k.velocity_changed(a);  // reported twice: still one reschedule per certificate
     }
@@ -127,6 +135,43 @@ TEST_CASE("certificates are rescheduled when a support vertex changes velocity")
   // 75 reschedules per kick though each vertex was reported twice.
   const double kicks = static_cast<double>(k.stats(kicker_kind).processed);
   CHECK(reschedules <= 75 * kicks);
+}
+
+TEST_CASE("enveloped certificates: rescheduled only when a velocity leaves its envelope, never late") {
+  // Velocities drift by small nudges; each certificate assumes every support vertex
+  // stays within δ of its envelope centre. Only envelope exits may reschedule.
+  for (const double slack : {0.0, 0.05, 0.2}) {
+    CAPTURE(slack);
+    Kernel k;
+    k.set_velocity_slack(slack);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.5 * u(rng), 0, 0), Vec3(u(rng), 0, 0), 1.0);
+    k.finalize_vertices();
+    auto gaps_owned = std::make_unique<GapSource>();
+    GapSource& gaps = *gaps_owned;
+    gaps.enveloped = true;
+    gaps.kind = k.add_source(std::move(gaps_owned));
+    auto kicker_owned = std::make_unique<Kicker>(9, &gaps);
+    Kicker& kicker = *kicker_owned;
+    kicker.nudge = 0.02;
+    const EventKind kicker_kind = k.add_source(std::move(kicker_owned));
+    for (Index a = 0; a < 20; ++a)
+      for (Index b = 0; b < 20; ++b)
+        if (a != b) gaps.add(k, a, b, 1.5);
+    k.schedule(kicker_kind, 0, 0.0);
+    k.run_until(20.0);
+    int reschedules = 0, failures = 0;
+    for (const auto& c : gaps.certs) reschedules += c.reschedules, failures += c.failures;
+    const double kicks = static_cast<double>(k.stats(kicker_kind).processed);
+    CHECK(kicker.worst_gap < 1e-9);  // never violated while scheduled later
+    CHECK(failures > 100);
+    // Each exit reschedules the vertex's 38 certificates (at most).
+    CHECK(reschedules <= 38 * double(k.envelope_exits()));
+    // Two vertices per kick, each reported twice: with δ = 0 every change exits once.
+    if (slack == 0.0) CHECK(double(k.envelope_exits()) == 2 * kicks);
+    if (slack == 0.2) CHECK(double(k.envelope_exits()) < 0.5 * kicks);
+  }
 }
 
 TEST_CASE("a detached certificate is no longer rescheduled") {
