@@ -8,9 +8,10 @@ struct ContactParameters {
   double h1 = 0.0;         ///< period of the first layer's force event, s > 0
   double friction = 0.0;   ///< Coulomb coefficient μ >= 0 (0: frictionless)
   double cell_size = 0.0;  ///< hash-grid cell edge, m > 0 (> η1)
-  /// Slack δ of the velocity envelopes of triangle-pair and grid certificates, m/s >= 0
-  /// (0: rescheduled on every velocity change).
-  double velocity_slack = 0.0;
+  /// Slack δ of the velocity envelopes (m/s >= 0; 0: rescheduled on every velocity
+  /// change) of element-pair slabs (near: small gaps) and of triangle-pair slabs and
+  /// grid certificates (far: gaps of the order of a cell).
+  double slack_near = 0.0, slack_far = 0.0;
   int max_layers = 4096;   ///< safety net: a pair this deep means the input was broken
 };
 

@@ -125,7 +125,8 @@ void ContactSystem::start() {
   slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
   grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
   triangle_pair_kind_ = kernel_.add_source(std::make_unique<TrianglePairSource>(*this));
-  kernel_.set_velocity_slack(params_.velocity_slack);
+  kernel_.set_velocity_slack(kNear, params_.slack_near);
+  kernel_.set_velocity_slack(kFar, params_.slack_far);
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
@@ -140,7 +141,7 @@ void ContactSystem::start() {
     Triangle& tri = triangles_[i];
     tri.cert.kind = grid_kind_;
     tri.cert.slot = i;
-    tri.cert.enveloped = true;
+    tri.cert.envelope = kFar;
     for (Index a : tri.v) kernel_.attach(tri.cert, a);
     const CellRange range = cells_of(tri, t);
     move_triangle(i, CellRange{}, range, /*fresh=*/true);
@@ -169,15 +170,15 @@ StencilPositions<6> ContactSystem::positions(const TrianglePair& tp, double t) c
 StencilPositions<6> ContactSystem::envelope_velocities(const TrianglePair& tp) const {
   StencilPositions<6> v;
   for (int i = 0; i < 3; ++i) {
-    v.col(i) = kernel_.envelope_velocity(triangles_[tp.a].v[i]);
-    v.col(3 + i) = kernel_.envelope_velocity(triangles_[tp.b].v[i]);
+    v.col(i) = kernel_.envelope_velocity(kFar, triangles_[tp.a].v[i]);
+    v.col(3 + i) = kernel_.envelope_velocity(kFar, triangles_[tp.b].v[i]);
   }
   return v;
 }
 
 StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
   StencilPositions<4> v;
-  for (int i = 0; i < 4; ++i) v.col(i) = kernel_.envelope_velocity(p.v[i]);
+  for (int i = 0; i < 4; ++i) v.col(i) = kernel_.envelope_velocity(kNear, p.v[i]);
   return v;
 }
 
@@ -311,7 +312,7 @@ void ContactSystem::certify(EventSlot slot, double t) {
     const auto slab = make_slab(q.type, x, v, t, eta(q.depth + 1));
     if (slab) {
       q.slab = *slab;
-      const double tf = slab_failure_time<4>(q.slab, side_a_count(q.type), x, v, t, kernel_.velocity_slack());
+      const double tf = slab_failure_time<4>(q.slab, side_a_count(q.type), x, v, t, kernel_.velocity_slack(kNear));
       ++counters_.slab_evaluations;
       // A certificate that fails at once cannot certify anything: go one layer deeper.
       if (tf > t) {
@@ -328,7 +329,7 @@ void ContactSystem::reschedule_slab(EventSlot slot) {
   Pair& p = pairs_[slot];
   const double t = kernel_.now();
   const double tf = slab_failure_time<4>(p.slab, side_a_count(p.type), positions(p, t), envelope_velocities(p), t,
-                                         kernel_.velocity_slack());
+                                         kernel_.velocity_slack(kNear));
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule(slab_kind_, slot, std::max(tf, t));
   else kernel_.cancel(slab_kind_, slot);
@@ -379,7 +380,7 @@ EventSlot ContactSystem::add_element_pair(PairType type, const std::array<Index,
   p.cert.kind = slab_kind_;
   p.cert.slot = slot;
   p.cert.stamp = 0;
-  p.cert.enveloped = true;
+  p.cert.envelope = kNear;
   for (Index a : v) kernel_.attach(p.cert, a);
   ++counters_.live_pairs;
   certify(slot, kernel_.now());
@@ -438,7 +439,7 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
     tp.cert.kind = triangle_pair_kind_;
     tp.cert.slot = slot;
     tp.cert.stamp = 0;
-    tp.cert.enveloped = true;
+    tp.cert.envelope = kFar;
     attach_support(tp);
     ++counters_.triangle_pairs;
     certify_triangle_pair(slot, kernel_.now(), kExpandClearance * params_.eta1);
@@ -480,7 +481,7 @@ void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clear
     const Vec3 n = (-gap.y / gap.distance).normalized();
     slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
     if (slab) {
-      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack());
+      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack(kFar));
       ++counters_.slab_evaluations;
       if (tf > t) {
         tp.slab = *slab;
@@ -574,7 +575,7 @@ void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
   if (!tp.alive || tp.expanded) return;
   const double t = kernel_.now();
   const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), envelope_velocities(tp), t,
-                                         kernel_.velocity_slack());
+                                         kernel_.velocity_slack(kFar));
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, std::max(tf, t));
   else kernel_.cancel(triangle_pair_kind_, slot);
@@ -611,11 +612,11 @@ double ContactSystem::grid_failure_time(const Triangle& tri, double t) const {
   // for any velocity within the vertex's envelope (centre u, slack δ).
   const double grow = 0.5 * params_.eta1;
   const double c = params_.cell_size;
-  const double slack = kernel_.velocity_slack();
+  const double slack = kernel_.velocity_slack(kFar);
   double tf = kNever;
   for (Index a : tri.v) {
     const Vec3 x = kernel_.state().position_at(a, t);
-    const Vec3& u = kernel_.envelope_velocity(a);
+    const Vec3& u = kernel_.envelope_velocity(kFar, a);
     for (int k = 0; k < 3; ++k) {
       if (u[k] - slack < 0.0) {
         const double gap = x[k] - grow - tri.range.lo[k] * c;

@@ -182,6 +182,10 @@ class ContactSystem {
   Kernel& kernel_;
   ContactParameters params_;
   static constexpr EventSlot kNoPair = ~EventSlot{0};
+  /// Envelope levels (engine/contingency.hpp): element pairs sit near contact, where a
+  /// wide envelope would make their slabs fail at once; triangle pairs and grid
+  /// certificates have room.
+  static constexpr std::uint8_t kNear = 1, kFar = 2;
   EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;
   std::deque<Triangle> triangles_;
   std::deque<Pair> pairs_;

@@ -102,6 +102,20 @@ int main(int argc, char** argv) {
     fmt::print("simulated {:.4g} s: {} events in {:.3f} s wall ({:.3g} events/s)\n",
                summary.simulated_seconds, summary.events, summary.wall_seconds,
                summary.wall_seconds > 0 ? summary.events / summary.wall_seconds : 0.0);
+    // Where the events went: one line per kind (processed, queue updates).
+    for (std::size_t k = 0; k < scene.kernel->source_count(); ++k) {
+      const auto kind = static_cast<clockwork::EventKind>(k);
+      const auto& st = scene.kernel->stats(kind);
+      fmt::print("  {:<26} {:>12} processed {:>13} rescheduled\n",
+                 scene.kernel->source(kind).name(), st.processed, st.rescheduled);
+    }
+    if (scene.contact) {
+      const auto c = scene.contact->counters();
+      fmt::print("  contact: {} triangle pairs ({} expanded), {} element pairs, {} expansions, "
+                 "{} envelope exits, deepest layer {}\n",
+                 c.triangle_pairs, c.expanded_pairs, c.live_pairs, c.expansions,
+                 scene.kernel->envelope_exits(), c.deepest_layer_ever);
+    }
     fmt::print("wrote {} frames and diagnostics.csv to {}\n", summary.frames,
                std::filesystem::absolute(options.out_dir).lexically_normal().string());
     if (!trace_path.empty()) fmt::print("wrote the event trace to {}\n", trace_path);

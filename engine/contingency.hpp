@@ -6,10 +6,12 @@
 /// that depend on it; after a velocity change of the vertex the kernel asks each of
 /// them, once per event, for a new failure time.
 ///
-/// An *enveloped* certificate depends on the vertex's velocity envelope instead: a
-/// centre u_a and the kernel's slack δ, |v_a − u_a| ≤ δ. Its failure time must hold
-/// for every velocity history inside the envelopes of its support; it is rescheduled
-/// only when a velocity leaves its envelope (which then re-centres on the velocity).
+/// A certificate of envelope level L > 0 depends on the vertex's level-L velocity
+/// envelope instead: a centre u_a and the level's slack δ_L, |v_a − u_a| ≤ δ_L. Its
+/// failure time must hold for every velocity history inside the envelopes of its
+/// support; it is rescheduled only when a velocity leaves its envelope (which then
+/// re-centres on the velocity). Level 0 is exact: every change reschedules. Levels
+/// let near certificates (small gaps) use a tight envelope and far ones a wide one.
 #include <array>
 #include <boost/intrusive/list.hpp>
 #include <cstdint>
@@ -31,6 +33,9 @@ using DependentList = bi::list<ContingencyLink, bi::constant_time_size<false>>;
 
 /// Header of a certificate, embedded in the owning source's (address-stable) pool.
 /// Copying yields an unlinked certificate (Boost.Intrusive hooks do not copy links).
+/// Number of envelope levels (0: exact).
+inline constexpr int kEnvelopeLevels = 3;
+
 struct Certificate {
   static constexpr int kMaxSupport = 6;  // a pair of triangles
   EventKind kind = 0;
@@ -38,7 +43,7 @@ struct Certificate {
   std::uint64_t stamp = 0;  ///< last kernel epoch in which it was rescheduled
   std::array<ContingencyLink, kMaxSupport> links{};
   std::uint8_t support_size = 0;
-  bool enveloped = false;  ///< set before attaching; see the file comment
+  std::uint8_t envelope = 0;  ///< envelope level, set before attaching (file comment)
 
   /// Removes the certificate from every vertex list it is in.
   void detach() {

@@ -17,14 +17,15 @@ EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
 
 void Kernel::finalize_vertices() {
   // Lists hold intrusive links: they may only be (re)sized while all are empty.
-  for ([[maybe_unused]] const auto& list : dependents_) assert(list.empty());
-  for ([[maybe_unused]] const auto& list : enveloped_) assert(list.empty());
-  dependents_ = std::vector<DependentList>(state_.size());
-  enveloped_ = std::vector<DependentList>(state_.size());
-  envelope_.resize(state_.size());
-  for (Index a = 0; a < state_.size(); ++a) envelope_[a] = state_.velocity(a);
-  touched_.reserve(state_.size());
-  touched_envelope_.reserve(state_.size());
+  for (int l = 0; l < kEnvelopeLevels; ++l) {
+    for ([[maybe_unused]] const auto& list : dependents_[l]) assert(list.empty());
+    dependents_[l] = std::vector<DependentList>(state_.size());
+    if (l > 0) {
+      envelope_[l].resize(state_.size());
+      for (Index a = 0; a < state_.size(); ++a) envelope_[l][a] = state_.velocity(a);
+    }
+    touched_[l].reserve(state_.size());
+  }
 }
 
 Kernel::SlotHandle& Kernel::slot_handle(EventKind kind, EventSlot slot) {
@@ -83,24 +84,24 @@ double Kernel::scheduled_time(EventKind kind, EventSlot slot) const {
 
 void Kernel::attach(Certificate& c, Index a) {
   assert(c.support_size < Certificate::kMaxSupport);
-  assert(a < dependents_.size() && "finalize_vertices() before attaching certificates");
+  assert(a < dependents_[0].size() && "finalize_vertices() before attaching certificates");
+  assert(c.envelope < kEnvelopeLevels);
   ContingencyLink& link = c.links[c.support_size++];
   link.owner = &c;
-  if (!c.enveloped) {
-    dependents_[a].push_back(link);
-    return;
-  }
+  const int l = c.envelope;
   // A velocity set without velocity_changed (scene set-up) may lie outside the
   // envelope: re-centre it, and let the others who rely on it reschedule.
-  if ((state_.velocity(a) - envelope_[a]).squaredNorm() > slack2_) {
-    envelope_[a] = state_.velocity(a);
-    if (!enveloped_[a].empty()) touched_envelope_.push_back(a);
+  if (l > 0 && (state_.velocity(a) - envelope_[l][a]).squaredNorm() > slack2_[l]) {
+    envelope_[l][a] = state_.velocity(a);
+    if (!dependents_[l][a].empty()) touched_[l].push_back(a);
   }
-  enveloped_[a].push_back(link);
+  dependents_[l][a].push_back(link);
 }
 
 void Kernel::flush_contingency() {
-  if (touched_.empty() && touched_envelope_.empty()) return;
+  bool any = false;
+  for (const auto& t : touched_) any = any || !t.empty();
+  if (!any) return;
   ++epoch_;
   // Collect first: a certificate's handler may re-link its support.
   const auto collect = [&](std::vector<Index>& touched, std::vector<DependentList>& lists) {
@@ -114,9 +115,8 @@ void Kernel::flush_contingency() {
     }
     touched.clear();
   };
-  envelope_exits_ += touched_envelope_.size();
-  collect(touched_, dependents_);
-  collect(touched_envelope_, enveloped_);
+  for (int l = 1; l < kEnvelopeLevels; ++l) envelope_exits_ += touched_[l].size();
+  for (int l = 0; l < kEnvelopeLevels; ++l) collect(touched_[l], dependents_[l]);
   for (Certificate* c : pending_) sources_[c->kind]->support_changed(c->slot, *this);
   pending_.clear();
 }

@@ -1,6 +1,8 @@
 #pragma once
 /// The kernel (DESIGN §1): vertex state, one event queue, the event sources that own
 /// the payloads of each kind, contingency lists and the event loop.
+#include <array>
+#include <cassert>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -48,29 +50,37 @@ class Kernel {
 
   // --- contingency -----------------------------------------------------------------
   /// Adds vertex `a` to the support of `c` (c.kind, c.slot identify its event;
-  /// c.enveloped chooses the list).
+  /// c.envelope chooses the list).
   void attach(Certificate& c, Index a);
   /// Reports a velocity change of `a` (after syncing it). Dependent certificates are
-  /// rescheduled once each at the end of the current event; enveloped ones only if
-  /// the velocity left its envelope.
+  /// rescheduled once each at the end of the current event: exact ones always,
+  /// enveloped ones only if the velocity left their level's envelope.
   void velocity_changed(Index a) {
-    if (!dependents_[a].empty()) touched_.push_back(a);
-    if (!enveloped_[a].empty() && (state_.velocity(a) - envelope_[a]).squaredNorm() > slack2_) {
-      envelope_[a] = state_.velocity(a);
-      touched_envelope_.push_back(a);
+    if (!dependents_[0][a].empty()) touched_[0].push_back(a);
+    for (int l = 1; l < kEnvelopeLevels; ++l) {
+      if (dependents_[l][a].empty()) continue;
+      Vec3& u = envelope_[l][a];
+      if ((state_.velocity(a) - u).squaredNorm() > slack2_[l]) {
+        u = state_.velocity(a);
+        touched_[l].push_back(a);
+      }
     }
   }
-  const DependentList& dependents(Index a) const { return dependents_[a]; }
-  /// Velocity envelope slack δ (m/s) of enveloped certificates; 0 makes them exact.
-  /// Set before any certificate is attached.
-  void set_velocity_slack(double slack) {
-    slack_ = slack;
-    slack2_ = slack * slack;
+  const DependentList& dependents(Index a, int level = 0) const { return dependents_[level][a]; }
+  /// Slack δ (m/s) of envelope level `level` (1 ≤ level < kEnvelopeLevels); 0 makes it
+  /// exact. Set before any certificate of that level is attached.
+  void set_velocity_slack(int level, double slack) {
+    assert(level > 0 && level < kEnvelopeLevels && slack >= 0.0);
+    slack_[level] = slack;
+    slack2_[level] = slack * slack;
   }
-  double velocity_slack() const { return slack_; }
-  /// Centre u_a of vertex a's velocity envelope.
-  const Vec3& envelope_velocity(Index a) const { return envelope_[a]; }
-  /// Envelope re-centrings so far (each reschedules the vertex's enveloped certificates).
+  double velocity_slack(int level) const { return slack_[level]; }
+  /// Centre u_a of vertex a's envelope at `level` (level 0: the velocity itself).
+  const Vec3& envelope_velocity(int level, Index a) const {
+    return level == 0 ? state_.velocity(a) : envelope_[level][a];
+  }
+  /// Envelope exits so far at levels >= 1 (each reschedules that level's certificates
+  /// of the vertex).
   std::uint64_t envelope_exits() const { return envelope_exits_; }
   /// Reschedules the certificates of all vertices touched so far (the kernel calls it
   /// after each event; sources that change many velocities at once may call it too).
@@ -103,11 +113,11 @@ class Kernel {
   std::vector<std::unique_ptr<EventSource>> sources_;
   std::vector<std::vector<SlotHandle>> handles_;
   std::vector<KindStats> stats_;
-  std::vector<DependentList> dependents_, enveloped_;
-  std::vector<Vec3> envelope_;
-  double slack_ = 0.0, slack2_ = 0.0;
+  std::array<std::vector<DependentList>, kEnvelopeLevels> dependents_;
+  std::array<std::vector<Vec3>, kEnvelopeLevels> envelope_;  ///< [0] unused
+  std::array<double, kEnvelopeLevels> slack_{}, slack2_{};
   std::uint64_t envelope_exits_ = 0;
-  std::vector<Index> touched_, touched_envelope_;
+  std::array<std::vector<Index>, kEnvelopeLevels> touched_;
   std::vector<Certificate*> pending_;
   std::uint64_t epoch_ = 0;
   std::uint64_t processed_ = 0;

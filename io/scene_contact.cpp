@@ -9,6 +9,8 @@
 namespace clockwork {
 
 namespace {
+constexpr double kSlackNear = 3.0, kSlackFar = 3.0;
+
 std::optional<double> auto_or_positive(const std::optional<JsonField>& f) {
   if (!f) return std::nullopt;
   if (f->raw().is_string()) {
@@ -21,15 +23,18 @@ std::optional<double> auto_or_positive(const std::optional<JsonField>& f) {
 
 ContactSettings read_contact_settings(const JsonField& f) {
   f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
-                 "max_layers", "velocity_slack"});
+                 "max_layers", "slack_near", "slack_far"});
   ContactSettings s;
   s.thickness = auto_or_positive(f.find("thickness"));
   s.stiffness = auto_or_positive(f.find("stiffness"));
   s.period = auto_or_positive(f.find("period"));
   s.cell_size = auto_or_positive(f.find("cell_size"));
   if (auto m = f.find("friction")) s.friction = m->non_negative();
-  if (auto m = f.find("velocity_slack"); m && !m->raw().is_string()) s.velocity_slack = m->non_negative();
-  else if (m) m->choice({"auto"});
+  for (const char* key : {"slack_near", "slack_far"}) {
+    auto& slot = key[6] == 'n' ? s.slack_near : s.slack_far;
+    if (auto m = f.find(key); m && !m->raw().is_string()) slot = m->non_negative();
+    else if (m) m->choice({"auto"});
+  }
   if (auto m = f.find("safety")) {
     s.safety = m->number();
     if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
@@ -51,11 +56,12 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   if (!(p.cell_size > p.eta1))
     where.fail(fmt::format("cell_size ({} m) must exceed the thickness ({} m)", p.cell_size,
                            p.eta1));
-  // Speeds of a gravity-driven scene scale as sqrt(g L); at the edge scale, the
-  // envelopes hold most vibrations, and a pair one edge apart stays certified for
-  // about sqrt(L / g) (docs/contact.md has the measurements behind the choice).
-  p.velocity_slack = s.velocity_slack.value_or(
-      std::sqrt(std::max(scale.gravity, 9.81) * (scale.mean_edge > 0 ? scale.mean_edge : p.cell_size)));
+  // Speeds of a gravity-driven scene scale as sqrt(g L) (docs/contact.md has the
+  // measurements behind the factors).
+  const double speed =
+      std::sqrt(std::max(scale.gravity, 9.81) * (scale.mean_edge > 0 ? scale.mean_edge : p.cell_size));
+  p.slack_near = s.slack_near.value_or(kSlackNear * speed);
+  p.slack_far = s.slack_far.value_or(kSlackFar * speed);
   p.friction = s.friction;
   p.max_layers = s.max_layers;
   return p;

@@ -14,7 +14,7 @@ namespace clockwork {
 struct ContactSettings {
   std::optional<double> thickness, stiffness, period, cell_size;
   double friction = 0.0;
-  std::optional<double> velocity_slack;  ///< m/s; "auto" or absent: derived
+  std::optional<double> slack_near, slack_far;  ///< m/s; "auto" or absent: derived
   double safety = 0.1;  // docs/contact.md: energy error per contact ~ (h ω)²
   int max_layers = 4096;
 };

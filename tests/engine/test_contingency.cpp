@@ -35,7 +35,7 @@ class GapSource final : public EventSource {
     const double t = k.now();
     const double f = gap(s, c, t);
     const double rate =
-        enveloped ? k.envelope_velocity(c.b).x() - k.envelope_velocity(c.a).x() + 2 * k.velocity_slack()
+        enveloped ? k.envelope_velocity(1, c.b).x() - k.envelope_velocity(1, c.a).x() + 2 * k.velocity_slack(1)
                   : s.velocity(c.b).x() - s.velocity(c.a).x();
     if (rate <= 0.0) return kNever;
     return t + std::max(0.0, -f / rate);
@@ -45,7 +45,7 @@ class GapSource final : public EventSource {
     GapCertificate& cert = certs.back();
     cert.header.kind = kind;
     cert.header.slot = static_cast<EventSlot>(certs.size() - 1);
-    cert.header.enveloped = enveloped;
+    cert.header.envelope = enveloped ? 1 : 0;
     k.attach(cert.header, a);
     k.attach(cert.header, b);
     update(k, cert);
@@ -143,7 +143,7 @@ TEST_CASE("enveloped certificates: rescheduled only when a velocity leaves its e
   for (const double slack : {0.0, 0.05, 0.2}) {
     CAPTURE(slack);
     Kernel k;
-    k.set_velocity_slack(slack);
+    k.set_velocity_slack(1, slack);
     std::mt19937_64 rng(5);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.5 * u(rng), 0, 0), Vec3(u(rng), 0, 0), 1.0);
