@@ -273,6 +273,9 @@ void ContactSystem::activate_layer(EventSlot slot, double t) {
   kernel_.schedule(layer_kind_, le, t);
   ++counters_.active_layers;
   ++counters_.layer_activations;
+  const VertexState& st = kernel_.state();
+  if (std::none_of(p.v.begin(), p.v.end(), [&](Index a) { return st.kinematic(a); }))
+    ++counters_.deformable_activations;
   counters_.deepest_layer_ever = std::max(counters_.deepest_layer_ever, p.depth);
 }
 

@@ -39,6 +39,7 @@ struct ContactCounters {
   int deepest_layer = 0;             ///< deepest layer active now
   int deepest_layer_ever = 0;
   std::uint64_t layer_activations = 0;
+  std::uint64_t deformable_activations = 0;  ///< of pairs with no kinematic vertex (cloth–cloth)
   std::uint64_t slab_failures = 0;   ///< certificate events (failures) processed
   std::uint64_t slab_evaluations = 0;  ///< failure-time computations (incl. reschedules)
   std::uint64_t grid_failures = 0;
