@@ -109,6 +109,13 @@ int main(int argc, char** argv) {
       fmt::print("  {:<26} {:>12} processed {:>13} rescheduled\n",
                  scene.kernel->source(kind).name(), st.processed, st.rescheduled);
     }
+    for (const clockwork::PhantomSource* ph : scene.phantoms) {
+      const auto& c = ph->counters();
+      fmt::print("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "
+                 "{:.3f} s in solves\n",
+                 c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
+                 c.unconverged, c.solve_seconds);
+    }
     if (scene.contact) {
       const auto c = scene.contact->counters();
       fmt::print("  contact: {} triangle pairs ({} expanded), {} element pairs, {} expansions, "

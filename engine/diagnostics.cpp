@@ -17,8 +17,11 @@ Diagnostics measure(const Kernel& kernel, double t) {
     d.angular_momentum += s.position_at(a, t).cross(p);
     d.kinetic += 0.5 * s.mass(a) * s.velocity(a).squaredNorm();
   }
-  for (std::size_t k = 0; k < kernel.source_count(); ++k)
-    d.potential += kernel.source(static_cast<EventKind>(k)).potential_energy(s, t);
+  for (std::size_t k = 0; k < kernel.source_count(); ++k) {
+    const EventSource& src = kernel.source(static_cast<EventKind>(k));
+    d.potential += src.potential_energy(s, t);
+    src.add_carried(s, t, d.linear_momentum, d.angular_momentum, d.kinetic);
+  }
   return d;
 }
 

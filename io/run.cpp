@@ -58,9 +58,15 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   if (scene.contact)
     extra_columns = {"active_layers", "deepest_layer", "deepest_layer_ever", "certificates",
                      "certificate_reschedules_per_s"};
+  // Phantom bodies (DESIGN §3): solver iterations per implicit tick since the previous
+  // frame, the worst tick, ticks that did not converge, and the primary–phantom mismatch.
+  if (!scene.phantoms.empty())
+    for (const char* c : {"solver_iterations_per_tick", "solver_iterations_max", "unconverged_ticks",
+                          "phantom_mismatch"})
+      extra_columns.emplace_back(c);
   DiagnosticsCsv csv(options.out_dir + "/diagnostics.csv", extra_columns);
   std::vector<double> extra;
-  std::uint64_t last_reschedules = 0;
+  std::uint64_t last_reschedules = 0, last_ticks = 0, last_iterations = 0;
   double last_time = 0.0;
   std::unique_ptr<Trace> trace;
   if (!options.trace_path.empty()) trace = std::make_unique<Trace>(options.trace_path, options.trace_format);
@@ -82,6 +88,23 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
                dt > 0 ? double(c.certificate_reschedules - last_reschedules) / dt : 0.0};
       last_reschedules = c.certificate_reschedules;
       last_time = t;
+    }
+    if (!scene.phantoms.empty()) {
+      std::uint64_t ticks = 0, iterations = 0, unconverged = 0;
+      int worst = 0;
+      double mismatch = 0.0;
+      for (const PhantomSource* ph : scene.phantoms) {
+        ticks += ph->counters().ticks;
+        iterations += ph->counters().iterations;
+        unconverged += ph->counters().unconverged;
+        worst = std::max(worst, ph->counters().max_iterations);
+        mismatch = std::max(mismatch, ph->mismatch(k.state(), t));
+      }
+      const std::uint64_t dt = ticks - last_ticks;
+      extra.insert(extra.end(), {dt ? double(iterations - last_iterations) / double(dt) : 0.0,
+                                 double(worst), double(unconverged), mismatch});
+      last_ticks = ticks;
+      last_iterations = iterations;
     }
     csv.write(measure(k, t), k.events_processed(), extra);
     write_frame(scene, options.out_dir, frame, t, k.state());

@@ -14,6 +14,7 @@
 #include "integrators/gravity_energy.hpp"
 #include "integrators/hinge_energy.hpp"
 #include "integrators/membrane_energy.hpp"
+#include "integrators/phantom_source.hpp"
 #include "integrators/spring_energy.hpp"
 #include "integrators/stability.hpp"
 #include "integrators/wind_force.hpp"
@@ -46,6 +47,7 @@ struct Sources {
       std::make_unique<ForceSource<GravityEnergy>>("force:gravity");
   std::unique_ptr<ForceSource<WindForce>> wind =
       std::make_unique<ForceSource<WindForce>>("force:wind");
+  std::vector<std::unique_ptr<PhantomSource>> phantoms;
   std::unique_ptr<KinematicScriptSource> script = std::make_unique<KinematicScriptSource>();
 };
 
@@ -199,7 +201,7 @@ class SceneBuilder {
  private:
   void read_body(const JsonField& b, std::size_t index) {
     b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
-                   "collide"});
+                   "collide", "integrator", "phantom"});
     Body body;
     body.name = read_name(b);
     body.collide = contact_.has_value() && (!b.has("collide") || b.at("collide").boolean());
@@ -207,6 +209,7 @@ class SceneBuilder {
     TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
     const bool springs = kind == "chain";
     const PeriodSettings periods = read_periods(b.find("periods"));
+    const std::optional<PhantomSettings> phantom = read_phantom(b, springs);
 
     const std::size_t n = mesh.vertices.size();
     std::vector<double> mass(n, 0.0);
@@ -254,9 +257,12 @@ class SceneBuilder {
     VertexState& state = scene_.kernel->state();
     body.first_vertex = static_cast<Index>(state.size());
     body.vertex_count = static_cast<Index>(n);
+    // A phantom body's primary carries half the kinetic energy (phantom-mesh paper
+    // §3.2, condition 3): mass m/2 in the kernel, m/2 on the phantom.
+    const double primary_share = phantom ? 0.5 : 1.0;
     for (std::size_t a = 0; a < n; ++a)
       state.add(mesh.vertices[a], pinned[a] ? Vec3::Zero() : velocity[a],
-                pinned[a] ? kNever : mass[a]);
+                pinned[a] ? kNever : primary_share * mass[a]);
     auto global = [&](Index a) { return body.first_vertex + a; };
     std::vector<double> inv_mass(n);
     for (std::size_t a = 0; a < n; ++a) inv_mass[a] = pinned[a] ? 0.0 : 1.0 / mass[a];
@@ -277,6 +283,13 @@ class SceneBuilder {
         for (Index a : st) ++count[a];
       return count;
     };
+    if (phantom) {
+      add_phantom(body, *phantom, mesh, mass, pinned, mu, lambda, k_bending);
+      body.triangles = std::move(mesh.triangles);
+      body.edges = std::move(mesh.edges);
+      scene_.bodies.push_back(std::move(body));
+      return;
+    }
     double min_elastic = kNever;
     if (springs) {
       const std::vector<int> per_vertex = incidence(mesh.edges);
@@ -341,6 +354,65 @@ class SceneBuilder {
     body.triangles = std::move(mesh.triangles);
     body.edges = std::move(mesh.edges);
     scene_.bodies.push_back(std::move(body));
+  }
+
+  struct PhantomSettings {
+    double h_imp = 0.0;
+    ImplicitSolverSettings solver;
+  };
+
+  std::optional<PhantomSettings> read_phantom(const JsonField& b, bool springs) {
+    const std::string integrator =
+        b.has("integrator") ? b.at("integrator").choice({"explicit", "phantom"}) : "explicit";
+    if (integrator != "phantom") {
+      if (b.has("phantom")) b.at("phantom").fail("needs \"integrator\": \"phantom\"");
+      return std::nullopt;
+    }
+    if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
+    const JsonField f = b.at("phantom");
+    f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh"});
+    PhantomSettings p;
+    p.h_imp = f.at("h_imp").positive();
+    if (auto k = f.find("solver"))
+      p.solver.kind = k->choice({"newton", "ncg"}) == "newton" ? ImplicitSolverKind::ProjectedNewton
+                                                               : ImplicitSolverKind::PreconditionedNcg;
+    if (auto t = f.find("tolerance")) p.solver.tolerance = t->positive();
+    if (auto m = f.find("max_iterations")) p.solver.max_iterations = static_cast<int>(m->integer_in(1, 100000));
+    if (auto r = f.find("refresh")) p.solver.refresh = static_cast<int>(r->integer_in(1, 1000000));
+    return p;
+  }
+
+  /// The body's elastic terms, gravity and wind go to its phantom (§4: "combine
+  /// gravity and wind into the implicit solve"); its primary keeps only contact.
+  void add_phantom(const Body& body, const PhantomSettings& settings, const TriangleMesh& mesh,
+                   const std::vector<double>& mass, const std::vector<bool>& pinned, double mu,
+                   double lambda, double k_bending) {
+    const std::size_t n = mesh.vertices.size();
+    std::vector<Index> ids(n);
+    for (std::size_t a = 0; a < n; ++a) ids[a] = body.first_vertex + static_cast<Index>(a);
+    auto src = std::make_unique<PhantomSource>(body.name, ids, mass, settings.h_imp, settings.solver);
+    BodyPotential& V = src->potential();
+    for (const auto& tri : mesh.triangles)
+      V.add_membrane(tri, MembraneStVK::from_rest(gather<3>(mesh.vertices, tri), mu, lambda));
+    if (k_bending > 0.0)
+      for (const auto& h : interior_hinges(mesh))
+        V.add_hinge(h, HingeBending::from_rest(gather<4>(mesh.vertices, h), k_bending));
+    std::vector<double> weighed = mass;
+    for (std::size_t a = 0; a < n; ++a)
+      if (pinned[a]) weighed[a] = 0.0;
+    V.set_gravity(gravity_, weighed);
+    if (wind_.drag > 0.0)
+      for (const auto& tri : mesh.triangles) {
+        WindForce w{};
+        w.wind_velocity = wind_.velocity;
+        w.drag = wind_.drag;
+        src->add_wind(tri, w);
+      }
+    TermSummary& s = summary("implicit:phantom");
+    s.count += 1;
+    s.min_period = std::min(s.min_period, settings.h_imp);
+    s.max_period = std::max(s.max_period, settings.h_imp);
+    sources_.phantoms.push_back(std::move(src));
   }
 
   std::string read_name(const JsonField& b) {
@@ -636,6 +708,12 @@ class SceneBuilder {
     register_source(sources_.spring, sources_.spring->size() > 0);
     register_source(sources_.wind, sources_.wind->size() > 0);
     register_source(sources_.gravity, sources_.gravity->size() > 0);
+    for (auto& src : sources_.phantoms) {
+      PhantomSource& ref = *src;
+      const EventKind kind = scene_.kernel->add_source(std::move(src));
+      ref.start(kind, *scene_.kernel);
+      scene_.phantoms.push_back(&ref);
+    }
   }
 
   JsonField root_;

@@ -9,6 +9,7 @@
 
 #include "contact/contact_system.hpp"
 #include "engine/kernel.hpp"
+#include "integrators/phantom_source.hpp"
 
 namespace clockwork {
 
@@ -39,6 +40,7 @@ struct Scene {
   std::vector<TermSummary> terms;
   std::unique_ptr<Kernel> kernel;
   std::unique_ptr<ContactSystem> contact;  ///< null without a `contact` object; after kernel
+  std::vector<PhantomSource*> phantoms;    ///< owned by the kernel, one per phantom body
 };
 
 /// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON

@@ -1,0 +1,151 @@
+#include "integrators/implicit_tick.hpp"
+
+#include <cmath>
+
+namespace clockwork {
+
+double ImplicitTickSolver::energy(const TickProblem& p, const Eigen::VectorXd& x) {
+  double kinetic = 0.0;
+  const std::size_t n = p.mass->size();
+  for (std::size_t a = 0; a < n; ++a)
+    if ((*p.free)[a]) kinetic += (*p.mass)[a] * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)).squaredNorm();
+  mid_ = 0.5 * (p.q_tilde + x);
+  return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_);
+}
+
+void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x,
+                                  Eigen::VectorXd& g) {
+  mid_ = 0.5 * (p.q_tilde + x);
+  potential_.gradient(mid_, grad_v_);
+  const std::size_t n = p.mass->size();
+  g.resize(3 * static_cast<Eigen::Index>(n));
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!(*p.free)[a]) {
+      g.segment<3>(3 * a).setZero();
+      continue;
+    }
+    g.segment<3>(3 * a) = (*p.mass)[a] / (p.h * p.h) * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)) +
+                          0.5 * grad_v_.segment<3>(3 * a);
+  }
+}
+
+bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) {
+  mid_ = 0.5 * (p.q_tilde + x);
+  potential_.hessian(mid_, hessian_);
+  hessian_ *= 0.25;
+  const std::vector<bool>& free = *p.free;
+  // Prescribed rows and columns leave the system (filter), keeping the pattern.
+  for (int k = 0; k < hessian_.outerSize(); ++k)
+    for (BodyPotential::Sparse::InnerIterator it(hessian_, k); it; ++it)
+      if (!free[it.row() / 3] || !free[it.col() / 3]) it.valueRef() = 0.0;
+  for (std::size_t a = 0; a < p.mass->size(); ++a)
+    for (int r = 0; r < 3; ++r) {
+      const auto i = static_cast<Eigen::Index>(3 * a + r);
+      hessian_.coeffRef(i, i) += (*p.mass)[a] / (p.h * p.h);
+    }
+  if (!analyzed_) {
+    llt_.analyzePattern(hessian_);
+    analyzed_ = true;
+  }
+  llt_.factorize(hessian_);
+  have_factor_ = llt_.info() == Eigen::Success;
+  return have_factor_;
+}
+
+double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
+                                       const Eigen::VectorXd& g, const Eigen::VectorXd& d,
+                                       double e0) {
+  const double slope = g.dot(d);
+  if (!(slope < 0.0)) return 0.0;
+  // Energies are sums of large terms: below this, differences are rounding.
+  const double noise = 1e-13 * (std::abs(e0) + 1.0);
+  for (double alpha = 1.0; alpha > 1e-10; alpha *= 0.5) {
+    trial_ = x + alpha * d;
+    const double e = energy(p, trial_);
+    if (e <= e0 + 1e-4 * alpha * slope + noise) {
+      x.swap(trial_);
+      return alpha;
+    }
+  }
+  return 0.0;
+}
+
+TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
+  TickReport report;
+  // Convergence scale: the two parts of the gradient at x = q̃.
+  {
+    double inertia = 0.0;
+    for (std::size_t a = 0; a < p.mass->size(); ++a)
+      if ((*p.free)[a])
+        inertia += std::pow((*p.mass)[a] / (p.h * p.h), 2) *
+                   (p.q_tilde.segment<3>(3 * a) - p.y.segment<3>(3 * a)).squaredNorm();
+    potential_.gradient(p.q_tilde, grad_v_);
+    double force = 0.0;
+    for (std::size_t a = 0; a < p.mass->size(); ++a)
+      if ((*p.free)[a]) force += grad_v_.segment<3>(3 * a).squaredNorm();
+    report.threshold = settings_.tolerance * (std::sqrt(inertia) + 0.5 * std::sqrt(force));
+  }
+  Eigen::VectorXd g, d, z, z_old, g_old;
+  gradient(p, x, g);
+  double e = energy(p, x);
+  const bool newton = settings_.kind == ImplicitSolverKind::ProjectedNewton;
+  constexpr int kStallIterations = 20;
+  bool refreshed = false;
+  if (!newton && (!have_factor_ || ticks_since_refresh_ >= settings_.refresh)) {
+    factor(p, x);
+    ticks_since_refresh_ = 0;
+  }
+  ++ticks_since_refresh_;
+  for (; report.iterations < settings_.max_iterations; ++report.iterations) {
+    report.gradient_norm = g.norm();
+    if (report.gradient_norm <= report.threshold) {
+      report.converged = true;
+      break;
+    }
+    if (newton) {
+      if (!factor(p, x)) break;
+      d = -llt_.solve(g);
+    } else {
+      z = llt_.solve(g);
+      if (report.iterations == 0) {
+        d = -z;
+      } else {
+        const double beta = std::max(0.0, g.dot(z - z_old) / g_old.dot(z_old));
+        d = -z + beta * d;
+        if (g.dot(d) >= 0.0) d = -z;  // not a descent direction: restart
+      }
+      z_old = z;
+      g_old = g;
+    }
+    // A step below the rounding of the positions cannot change x: the gradient is at
+    // its floating-point floor (stiff terms), which counts as converged.
+    if (d.lpNorm<Eigen::Infinity>() <= 1e-13 * (1.0 + x.lpNorm<Eigen::Infinity>())) {
+      report.converged = true;
+      break;
+    }
+    const double alpha = line_search(p, x, g, d, e);
+    // NCG with a stale preconditioner can stall: refactor at the current iterate
+    // once (a failed line search, or 20 iterations without convergence) and restart.
+    const bool stalled = !newton && (alpha == 0.0 || report.iterations + 1 == kStallIterations);
+    if (stalled && !refreshed) {
+      refreshed = true;
+      factor(p, x);
+      ticks_since_refresh_ = 1;
+      gradient(p, x, g);
+      z = llt_.solve(g);
+      d = -z;
+      z_old = z;
+      g_old = g;
+      if (alpha == 0.0 && line_search(p, x, g, d, e) == 0.0) break;
+    } else if (alpha == 0.0) {
+      break;
+    }
+    e = energy(p, x);
+    gradient(p, x, g);
+  }
+  report.gradient_norm = g.norm();
+  report.converged = report.converged || report.gradient_norm <= report.threshold;
+  return report;
+}
+
+}  // namespace clockwork

@@ -1,0 +1,81 @@
+#pragma once
+/// One implicit phantom tick as a minimisation (DESIGN §3, derived from the
+/// phantom-mesh paper's eq. 4, 6–8 with α = ½; test_phantom checks the optimality
+/// condition against the update equations):
+///
+///   x* = argmin_x E(x),  E(x) = (1/(2h²)) ||x − y||²_M + V((q̃ + x)/2),
+///
+/// M the full lumped mass, V the body's implicit potential. Prescribed (pinned)
+/// vertices are removed from the unknowns: their x is given (Baraff–Witkin's filter).
+///
+/// Solvers (lecture-implicit-euler-methods.md): projected Newton (element Hessians
+/// projected to PSD, sparse Cholesky, backtracking Armijo line search) and nonlinear
+/// CG (Polak–Ribière+) preconditioned by a sparse Cholesky factor of the Hessian
+/// refreshed every `refresh` ticks (phantom-mesh paper §4: 50). Convergence:
+/// ||∇E|| ≤ tolerance · (||M (q̃ − y)|| / h² + ||∇V(q̃)|| / 2), the gradient's two parts
+/// at the phantom's current position — a relative gradient norm — or a step below
+/// the rounding of the positions (the gradient's floating-point floor on stiff
+/// cloth, where it can exceed the relative bound).
+#include <Eigen/SparseCholesky>
+#include <string>
+#include <vector>
+
+#include "integrators/body_potential.hpp"
+
+namespace clockwork {
+
+enum class ImplicitSolverKind { ProjectedNewton, PreconditionedNcg };
+
+struct ImplicitSolverSettings {
+  ImplicitSolverKind kind = ImplicitSolverKind::ProjectedNewton;
+  double tolerance = 1e-6;
+  int max_iterations = 200;
+  int refresh = 50;  ///< NCG: ticks between preconditioner refactorisations
+};
+
+struct TickProblem {
+  double h = 0.0;
+  const std::vector<double>* mass = nullptr;  ///< full lumped masses
+  const std::vector<bool>* free = nullptr;    ///< per vertex: an unknown
+  Eigen::VectorXd y, q_tilde;                 ///< 3n
+};
+
+struct TickReport {
+  int iterations = 0;
+  bool converged = false;
+  double gradient_norm = 0.0;
+  double threshold = 0.0;  ///< the convergence bound it was measured against
+};
+
+class ImplicitTickSolver {
+ public:
+  ImplicitTickSolver(const BodyPotential& potential, ImplicitSolverSettings settings)
+      : potential_(potential), settings_(settings) {}
+
+  /// Minimises E from the initial guess in `x` (prescribed entries already set);
+  /// returns the iterate with the least energy found.
+  TickReport solve(const TickProblem& problem, Eigen::VectorXd& x);
+  const ImplicitSolverSettings& settings() const { return settings_; }
+
+ private:
+  double energy(const TickProblem& p, const Eigen::VectorXd& x);
+  /// ∇E with prescribed entries zeroed.
+  void gradient(const TickProblem& p, const Eigen::VectorXd& x, Eigen::VectorXd& g);
+  /// Factors M/h² + ¼ H_V((q̃ + x)/2), prescribed rows and columns replaced by the
+  /// identity (scaled by m/h²).
+  bool factor(const TickProblem& p, const Eigen::VectorXd& x);
+  /// Backtracking Armijo along d from x; returns the step taken (0: none).
+  double line_search(const TickProblem& p, Eigen::VectorXd& x, const Eigen::VectorXd& g,
+                     const Eigen::VectorXd& d, double e0);
+
+  const BodyPotential& potential_;
+  ImplicitSolverSettings settings_;
+  BodyPotential::Sparse hessian_;
+  Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
+  bool analyzed_ = false;
+  bool have_factor_ = false;
+  int ticks_since_refresh_ = 0;
+  Eigen::VectorXd mid_, grad_v_, trial_;
+};
+
+}  // namespace clockwork

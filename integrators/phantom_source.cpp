@@ -1,0 +1,173 @@
+#include "integrators/phantom_source.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace clockwork {
+
+PhantomSource::PhantomSource(std::string body, std::vector<Index> vertices,
+                             std::vector<double> mass, double h_imp,
+                             ImplicitSolverSettings settings)
+    : body_(std::move(body)),
+      vertices_(std::move(vertices)),
+      mass_(std::move(mass)),
+      h_(h_imp),
+      potential_(std::make_unique<BodyPotential>(vertices_.size())) {
+  if (!(h_imp > 0.0 && std::isfinite(h_imp)))
+    throw std::invalid_argument("phantom: h_imp must be a positive time");
+  solver_ = std::make_unique<ImplicitTickSolver>(*potential_, settings);
+}
+
+void PhantomSource::start(EventKind kind, Kernel& kernel, double t0) {
+  const VertexState& s = kernel.state();
+  const std::size_t n = vertices_.size();
+  q_tilde_.resize(3 * static_cast<Eigen::Index>(n));
+  v_tilde_.resize(q_tilde_.size());
+  free_.assign(n, true);
+  for (std::size_t a = 0; a < n; ++a) {
+    q_tilde_.segment<3>(3 * a) = s.position_at(vertices_[a], t0);
+    v_tilde_.segment<3>(3 * a) = s.velocity(vertices_[a]);
+    free_[a] = !s.kinematic(vertices_[a]);
+  }
+  t_tick_ = t0_ = t0;
+  tick_ = 0;
+  problem_.h = h_;
+  problem_.mass = &mass_;
+  problem_.free = &free_;
+  kernel.schedule(kind, 0, t0);
+}
+
+double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
+  VertexState& s = kernel.state();
+  const std::size_t n = vertices_.size();
+  // The phantom is at its tick position: time = t_tick_ + h (or t0 at the first).
+  q_tilde_ += (time - t_tick_) * v_tilde_;
+  t_tick_ = time;
+  // Wind on the phantom, held constant through the solve (§4: gravity and wind in
+  // the implicit solve).
+  if (!wind_.empty()) {
+    wind_force_.setZero(q_tilde_.size());
+    for (const WindTriangle& w : wind_) {
+      StencilPositions<3> x, v;
+      for (int i = 0; i < 3; ++i) {
+        x.col(i) = q_tilde_.segment<3>(3 * w.v[i]);
+        v.col(i) = v_tilde_.segment<3>(3 * w.v[i]);
+      }
+      const auto f = w.force.force(x, v);
+      for (int i = 0; i < 3; ++i) wind_force_.segment<3>(3 * w.v[i]) += f.segment<3>(3 * i);
+    }
+    potential_->set_external_force(wind_force_);
+  }
+  if (!g_prev_valid_) {  // first tick: the previous midpoint is the initial state
+    potential_->gradient(q_tilde_, g_prev_);
+    g_prev_valid_ = true;
+  }
+  problem_.q_tilde = q_tilde_;
+  problem_.y.resize(q_tilde_.size());
+  x_.resize(q_tilde_.size());
+  for (std::size_t a = 0; a < n; ++a) {
+    const Index ga = vertices_[a];
+    s.sync(ga, time);
+    const Vec3 q = s.position(ga), v = s.velocity(ga);
+    if (!free_[a]) {  // prescribed: the primary's scripted motion
+      x_.segment<3>(3 * a) = q + h_ * v;
+      problem_.y.segment<3>(3 * a) = x_.segment<3>(3 * a);
+      continue;
+    }
+    const Vec3 qt = q_tilde_.segment<3>(3 * a), vt = v_tilde_.segment<3>(3 * a);
+    problem_.y.segment<3>(3 * a) = 0.5 * (q + qt) + 0.5 * h_ * (v + vt) -
+                                   (0.5 * h_ * h_ / mass_[a]) * g_prev_.segment<3>(3 * a);
+    x_.segment<3>(3 * a) = problem_.y.segment<3>(3 * a);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const TickReport report = solver_->solve(problem_, x_);
+  counters_.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++counters_.ticks;
+  counters_.iterations += static_cast<std::uint64_t>(report.iterations);
+  counters_.last_iterations = report.iterations;
+  counters_.max_iterations = std::max(counters_.max_iterations, report.iterations);
+  if (!std::isfinite(report.gradient_norm))
+    throw std::runtime_error(fmt::format(
+        "phantom body '{}': the implicit solve at t = {} s produced a non-finite gradient; "
+        "h_imp = {} s is too large for this scene or the mesh inverted",
+        body_, time, h_));
+  if (!report.converged) {
+    // Documented fallback: keep the lowest-energy iterate (every accepted step
+    // decreased E), count it, and say so.
+    ++counters_.unconverged;
+    if (counters_.unconverged <= 10 || (counters_.unconverged & (counters_.unconverged - 1)) == 0)
+      spdlog::warn("phantom body '{}': implicit solve at t = {:.6g} s stopped after {} iterations "
+                   "with |grad E| = {:.3g} > {:.3g}; keeping the best iterate ({} such ticks)",
+                   body_, time, report.iterations, report.gradient_norm, report.threshold,
+                   counters_.unconverged);
+  }
+  // Momentum: Σ_a m_a (x_a − y_a)/h² must vanish (Σ ∇V = 0); a partial solve leaves a
+  // residual, removed by a uniform shift of the free vertices, which changes no
+  // elastic force.
+  Vec3 residual = Vec3::Zero();
+  double free_mass = 0.0;
+  bool all_free = true;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!free_[a]) {
+      all_free = false;
+      continue;
+    }
+    residual += mass_[a] * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a));
+    free_mass += mass_[a];
+  }
+  potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+  if (all_free) {
+    Vec3 g_sum = Vec3::Zero();
+    for (std::size_t a = 0; a < n; ++a) g_sum += g_prev_.segment<3>(3 * a);
+    // Exact condition: Σ m (x − y) = −(h²/2) Σ g.
+    const Vec3 shift = (-(0.5 * h_ * h_) * g_sum - residual) / free_mass;
+    for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
+  }
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!free_[a]) continue;
+    const Index ga = vertices_[a];
+    s.velocity_ref(ga) = (x_.segment<3>(3 * a) - s.position(ga)) / h_;
+    kernel.velocity_changed(ga);
+    v_tilde_.segment<3>(3 * a) = (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)) / h_;
+  }
+  ++tick_;
+  return t0_ + static_cast<double>(tick_) * h_;
+}
+
+double PhantomSource::potential_energy(const VertexState&, double t) const {
+  Eigen::VectorXd q(q_tilde_.size());
+  for (std::size_t a = 0; a < vertices_.size(); ++a)
+    q.segment<3>(3 * a) = phantom_position(static_cast<Index>(a), t);
+  return potential_->value(q);
+}
+
+void PhantomSource::add_carried(const VertexState&, double t, Vec3& p, Vec3& L,
+                                double& kinetic) const {
+  // The midpoint impulse −(h/2)(g⁻ + g⁺) is applied at the tick positions q̃^i, but
+  // g± are torque-free about the interval midpoints q̃^{i∓1/2} = q̃^i ∓ (h/2) ṽ^{i∓1/2}.
+  // Σ q̃ × p̃ therefore jumps by (h²/4) Σ (ṽ⁺ × g⁺ − ṽ⁻ × g⁻) at a tick; the discrete
+  // Noether momentum adds −(h²/4) Σ ṽ × g of the current interval, which cancels it.
+  const bool ticked = counters_.ticks > 0;
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    if (!free_[a]) continue;
+    const Vec3 va = v_tilde_.segment<3>(3 * a);
+    const Vec3 pa = 0.5 * mass_[a] * va;
+    p += pa;
+    L += phantom_position(static_cast<Index>(a), t).cross(pa);
+    if (ticked) L -= (0.25 * h_ * h_) * va.cross(g_prev_.segment<3>(3 * a));
+    kinetic += 0.25 * mass_[a] * va.squaredNorm();
+  }
+}
+
+double PhantomSource::mismatch(const VertexState& state, double t) const {
+  double worst = 0.0;
+  for (std::size_t a = 0; a < vertices_.size(); ++a)
+    worst = std::max(worst, (phantom_position(static_cast<Index>(a), t) -
+                             state.position_at(vertices_[a], t)).norm());
+  return worst;
+}
+
+}  // namespace clockwork
