@@ -84,6 +84,18 @@ class ScopedTimer {
   Clock::time_point start_;
 };
 
+/// A recycled slot of an address-stable pool, or a new one at its end.
+template <typename T>
+EventSlot acquire_slot(std::deque<T>& pool, std::vector<EventSlot>& free) {
+  if (!free.empty()) {
+    const EventSlot slot = free.back();
+    free.pop_back();
+    return slot;
+  }
+  pool.emplace_back();
+  return static_cast<EventSlot>(pool.size() - 1);
+}
+
 bool shares_vertex(const std::array<Index, 3>& a, const std::array<Index, 3>& b) {
   for (Index x : a)
     for (Index y : b)
@@ -363,14 +375,7 @@ EventSlot ContactSystem::add_element_pair(PairType type, const std::array<Index,
     ++pairs_[it->second].refs;
     return it->second;
   }
-  EventSlot slot;
-  if (!free_pairs_.empty()) {
-    slot = free_pairs_.back();
-    free_pairs_.pop_back();
-  } else {
-    slot = static_cast<EventSlot>(pairs_.size());
-    pairs_.emplace_back();
-  }
+  const EventSlot slot = acquire_slot(pairs_, free_pairs_);
   it->second = slot;
   Pair& p = pairs_[slot];
   p.type = type;
@@ -419,14 +424,7 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
       ++triangle_pairs_[it->second].cells;
       return;
     }
-    EventSlot slot;
-    if (!free_triangle_pairs_.empty()) {
-      slot = free_triangle_pairs_.back();
-      free_triangle_pairs_.pop_back();
-    } else {
-      slot = static_cast<EventSlot>(triangle_pairs_.size());
-      triangle_pairs_.emplace_back();
-    }
+    const EventSlot slot = acquire_slot(triangle_pairs_, free_triangle_pairs_);
     it->second = slot;
     TrianglePair& tp = triangle_pairs_[slot];
     // A point is always side A, so that its vertex–triangle pair has the point as

@@ -80,7 +80,7 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     const Vec3 qt = q_tilde_.segment<3>(3 * a), vt = v_tilde_.segment<3>(3 * a);
     problem_.y.segment<3>(3 * a) = 0.5 * (q + qt) + 0.5 * h_ * (v + vt) -
                                    (0.5 * h_ * h_ / mass_[a]) * g_prev_.segment<3>(3 * a);
-    x_.segment<3>(3 * a) = problem_.y.segment<3>(3 * a);
+    x_.segment<3>(3 * a) = qt + h_ * vt;  // the phantom's free flight: the initial guess
   }
   const auto start = std::chrono::steady_clock::now();
   const TickReport report = solver_->solve(problem_, x_);

@@ -12,6 +12,7 @@
 #include "io/json_reader.hpp"
 #include "io/run.hpp"
 #include "io/scene.hpp"
+#include "tests/support/scenes.hpp"
 #include "tests/support/files.hpp"
 
 namespace clockwork {
@@ -21,7 +22,8 @@ nlohmann::json demo_json(const std::string& name) {
   return parse_json_file(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/" + name);
 }
 
-Scene build(const nlohmann::json& doc) { return build_scene(doc, "test.json", "."); }
+using test::build;
+using test::error_of;
 
 /// Intersecting triangle pairs of the colliding bodies at time t (obstacle pairs
 /// excluded), by the independent checker.
@@ -162,15 +164,6 @@ TEST_CASE("guaranteed progress: plates close to a gap thinner than 2 eta1, the r
   const Body& cloth = scene.bodies[0];
   for (Index a = 0; a < cloth.vertex_count; ++a)
     CHECK(std::abs(scene.kernel->state().position_at(cloth.first_vertex + a, 0.3).z()) < 0.0075);
-}
-
-std::string error_of(const nlohmann::json& doc) {
-  try {
-    build(doc);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST_CASE("bad contact input is rejected with the field and the value") {

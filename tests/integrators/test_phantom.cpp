@@ -9,12 +9,14 @@
 #include "contact/intersection_check.hpp"
 #include "engine/diagnostics.hpp"
 #include "io/scene.hpp"
+#include "tests/support/scenes.hpp"
 #include "io/scene_error.hpp"
 
 namespace clockwork {
 namespace {
 
-Scene build(const nlohmann::json& doc) { return build_scene(doc, "test.json", "."); }
+using test::build;
+using test::error_of;
 
 nlohmann::json cloth(const std::string& name, int res, double size, const Vec3& center,
                      double young, const nlohmann::json& phantom) {
@@ -213,15 +215,6 @@ TEST_CASE("stiff cloth: explicit needs h <= 1e-6 s, the phantom is stable at 1e-
   CHECK(scene.phantoms[0]->counters().unconverged == 0);
   // It hangs: the free corners fell.
   CHECK(k.state().position_at(b.first_vertex, 1.0).z() < 0.9);
-}
-
-std::string error_of(const nlohmann::json& doc) {
-  try {
-    build(doc);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST_CASE("phantom bad input: named errors, and a logged fallback when the solver stops") {
