@@ -99,26 +99,47 @@ class Kicker final : public EventSource {
   GapSource* gaps_;
 };
 
+/// 20 vertices on a line, a gap certificate for every ordered pair, a kicker changing
+/// two velocities every 0.01 s, run for 20 s. `nudge` > 0 with `enveloped`: small
+/// velocity changes against envelope-level-1 certificates of slack `slack`.
+struct KickedGaps {
+  Kernel k;
+  GapSource* gaps = nullptr;
+  Kicker* kicker = nullptr;
+  EventKind kicker_kind = 0;
+
+  KickedGaps(std::uint64_t seed, std::uint64_t kick_seed, bool enveloped = false,
+             double slack = 0.0, double nudge = 0.0) {
+    if (enveloped) k.set_velocity_slack(1, slack);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    // |x_b − x_a| <= 1 < 1.5: every certificate holds when it is created.
+    for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.5 * u(rng), 0, 0), Vec3(u(rng), 0, 0), 1.0);
+    k.finalize_vertices();
+    auto gaps_owned = std::make_unique<GapSource>();
+    gaps = gaps_owned.get();
+    gaps->enveloped = enveloped;
+    gaps->kind = k.add_source(std::move(gaps_owned));
+    auto kicker_owned = std::make_unique<Kicker>(kick_seed, gaps);
+    kicker = kicker_owned.get();
+    kicker->nudge = nudge;
+    kicker_kind = k.add_source(std::move(kicker_owned));
+    for (Index a = 0; a < 20; ++a)
+      for (Index b = 0; b < 20; ++b)
+        if (a != b) gaps->add(k, a, b, 1.5);
+    k.schedule(kicker_kind, 0, 0.0);
+    k.run_until(20.0);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("certificates are rescheduled when a support vertex changes velocity") {
-  Kernel k;
-  std::mt19937_64 rng(42);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  // |x_b − x_a| <= 1 < 1.5: every certificate holds when it is created.
-  for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.5 * u(rng), 0, 0), Vec3(u(rng), 0, 0), 1.0);
-  k.finalize_vertices();
-  auto gaps_owned = std::make_unique<GapSource>();
-  GapSource& gaps = *gaps_owned;
-  gaps.kind = k.add_source(std::move(gaps_owned));
-  auto kicker_owned = std::make_unique<Kicker>(7, &gaps);
-  Kicker& kicker = *kicker_owned;
-  const EventKind kicker_kind = k.add_source(std::move(kicker_owned));
-  for (Index a = 0; a < 20; ++a)
-    for (Index b = 0; b < 20; ++b)
-      if (a != b) gaps.add(k, a, b, 1.5);
-  k.schedule(kicker_kind, 0, 0.0);
-  k.run_until(20.0);
+  KickedGaps run(42, 7);
+  Kernel& k = run.k;
+  GapSource& gaps = *run.gaps;
+  Kicker& kicker = *run.kicker;
+  const EventKind kicker_kind = run.kicker_kind;
 
   int failures = 0, reschedules = 0;
   for (const auto& c : gaps.certs) {
@@ -142,25 +163,11 @@ TEST_CASE("enveloped certificates: rescheduled only when a velocity leaves its e
   // stays within δ of its envelope centre. Only envelope exits may reschedule.
   for (const double slack : {0.0, 0.05, 0.2}) {
     CAPTURE(slack);
-    Kernel k;
-    k.set_velocity_slack(1, slack);
-    std::mt19937_64 rng(5);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.5 * u(rng), 0, 0), Vec3(u(rng), 0, 0), 1.0);
-    k.finalize_vertices();
-    auto gaps_owned = std::make_unique<GapSource>();
-    GapSource& gaps = *gaps_owned;
-    gaps.enveloped = true;
-    gaps.kind = k.add_source(std::move(gaps_owned));
-    auto kicker_owned = std::make_unique<Kicker>(9, &gaps);
-    Kicker& kicker = *kicker_owned;
-    kicker.nudge = 0.02;
-    const EventKind kicker_kind = k.add_source(std::move(kicker_owned));
-    for (Index a = 0; a < 20; ++a)
-      for (Index b = 0; b < 20; ++b)
-        if (a != b) gaps.add(k, a, b, 1.5);
-    k.schedule(kicker_kind, 0, 0.0);
-    k.run_until(20.0);
+    KickedGaps run(5, 9, /*enveloped=*/true, slack, /*nudge=*/0.02);
+    Kernel& k = run.k;
+    GapSource& gaps = *run.gaps;
+    Kicker& kicker = *run.kicker;
+    const EventKind kicker_kind = run.kicker_kind;
     int reschedules = 0, failures = 0;
     for (const auto& c : gaps.certs) reschedules += c.reschedules, failures += c.failures;
     const double kicks = static_cast<double>(k.stats(kicker_kind).processed);
