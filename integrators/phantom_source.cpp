@@ -127,11 +127,12 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
   }
   for (std::size_t a = 0; a < n; ++a) {
+    // The phantom of a prescribed vertex follows its script too.
+    v_tilde_.segment<3>(3 * a) = (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)) / h_;
     if (!free_[a]) continue;
     const Index ga = vertices_[a];
     s.velocity_ref(ga) = (x_.segment<3>(3 * a) - s.position(ga)) / h_;
     kernel.velocity_changed(ga);
-    v_tilde_.segment<3>(3 * a) = (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)) / h_;
   }
   ++tick_;
   return t0_ + static_cast<double>(tick_) * h_;

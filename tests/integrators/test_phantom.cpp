@@ -217,6 +217,23 @@ TEST_CASE("stiff cloth: explicit needs h <= 1e-6 s, the phantom is stable at 1e-
   CHECK(k.state().position_at(b.first_vertex, 1.0).z() < 0.9);
 }
 
+TEST_CASE("scripted pins move both copies: the phantom follows and the cloth is carried") {
+  nlohmann::json doc = hanging(500.0, 6, "newton");
+  doc["bodies"][0]["pin_motion"] = {{"keyframes", {{{"time", 0.0}, {"offset", {0, 0, 0}}},
+                                                   {{"time", 0.2}, {"offset", {0.1, 0, 0}}}}}};
+  Scene scene = build(doc);
+  Kernel& k = *scene.kernel;
+  const PhantomSource& ph = *scene.phantoms[0];
+  const Body& b = scene.bodies[0];
+  const Vec3 free0 = k.state().position_at(b.first_vertex, 0.0);  // a free bottom corner
+  k.run_until(0.3);
+  const Index pin = 6 * 7;  // u0v1: i = 0, j = 6
+  REQUIRE(k.state().kinematic(b.first_vertex + pin));
+  CHECK((ph.phantom_position(pin, 0.3) - k.state().position_at(b.first_vertex + pin, 0.3)).norm() <= 1e-12);
+  CHECK(k.state().position_at(b.first_vertex + pin, 0.3).x() == doctest::Approx(-0.25 + 0.1));
+  CHECK(k.state().position_at(b.first_vertex, 0.3).x() > free0.x() + 0.01);  // carried along
+}
+
 TEST_CASE("phantom bad input: named errors, and a logged fallback when the solver stops") {
   const nlohmann::json base = hanging(500.0, 4, "newton");
   SUBCASE("h_imp <= 0") {
