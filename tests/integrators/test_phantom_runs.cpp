@@ -1,0 +1,139 @@
+// Phantom-mesh implicit AVI, whole runs (label `slow`, left out of the sanitizer
+// pass): momenta and mismatch through a collision of two phantom cloths, energy over
+// 1e4 ticks, stiff cloth at h_imp = 1e-3 s.
+#include <doctest/doctest.h>
+
+#include "contact/intersection_check.hpp"
+#include "engine/diagnostics.hpp"
+#include "io/scene.hpp"
+#include "tests/support/phantom_scenes.hpp"
+#include "tests/support/scenes.hpp"
+
+namespace clockwork {
+namespace {
+
+using test::build;
+constexpr auto cloth = test::phantom_cloth;
+constexpr auto hanging = test::hanging_cloth;
+
+/// Two phantom cloths flying at each other, no gravity: they collide through the
+/// penalty layers on the primaries.
+Scene colliding_cloths(const std::string& solver) {
+  const nlohmann::json ph = {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"solver", solver}};
+  nlohmann::json a = cloth("a", 5, 0.2, Vec3(0, 0, 0), 500.0, ph);
+  nlohmann::json b = cloth("b", 5, 0.2, Vec3(0.03, 0.02, 0.05), 500.0, ph);
+  a["velocity"] = {{"linear", {0.0, 0.1, 0.5}}, {"angular", {0.0, 0.0, 3.0}}};
+  b["velocity"] = {{"linear", {0.05, 0.0, -0.5}}};
+  return build({{"name", "collide"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {a, b}},
+                {"contact", {{"thickness", 0.004}}}});
+}
+
+TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mismatch closes") {
+  for (const std::string solver : {"newton", "ncg"}) {
+    CAPTURE(solver);
+    Scene scene = colliding_cloths(solver);
+    Kernel& k = *scene.kernel;
+    const Diagnostics d0 = measure(k, 0.0);
+    double mass_speed = 0.0;  // Σ m |v|: the scale of the momenta
+    for (Index a = 0; a < k.state().size(); ++a) mass_speed += 2 * k.state().mass(a) * k.state().velocity(a).norm();
+    double worst_p = 0, worst_L = 0, max_mismatch = 0;
+    std::vector<std::array<Index, 3>> tris;
+    for (const Body& body : scene.bodies)
+      for (const auto& t : body.triangles)
+        tris.push_back({body.first_vertex + t[0], body.first_vertex + t[1], body.first_vertex + t[2]});
+    for (int i = 1; i <= 64; ++i) {
+      const double t = 0.0047 * i;  // between ticks too: the mismatch shows there
+      k.run_until(t);
+      const Diagnostics d = measure(k, t);
+      worst_p = std::max(worst_p, (d.linear_momentum - d0.linear_momentum).norm() / mass_speed);
+      worst_L = std::max(worst_L, (d.angular_momentum - d0.angular_momentum).norm() / (mass_speed * 0.2));
+      for (const PhantomSource* ph : scene.phantoms) max_mismatch = std::max(max_mismatch, ph->mismatch(k.state(), t));
+      std::vector<Vec3> x;
+      for (Index a = 0; a < k.state().size(); ++a) x.push_back(k.state().position_at(a, t));
+      REQUIRE(find_intersections(x, tris).empty());
+    }
+    const ContactCounters c = scene.contact->counters();
+    MESSAGE(solver << ": |dp|/sum m|v| " << worst_p << ", |dL| rel " << worst_L << ", layers "
+                   << c.layer_activations << ", max mismatch " << max_mismatch);
+    CHECK(c.layer_activations > 0);  // they did collide
+    CHECK(worst_p <= 1e-10);
+    // Angular momentum: exact while the copies agree (the spinning cloth below), but
+    // the constraint impulses of a mismatched pair exert a torque (phantom_source.hpp):
+    // measured 7e-6 here; the 1e-10 is not met through contact.
+    CHECK(worst_L <= 1e-4);
+    CHECK(max_mismatch > 1e-7);  // contact impulses opened a mismatch ...
+    // ... which closes once they are apart: after a tick with no explicit force since
+    // the previous one, eq. 8 is exact.
+    k.run_until(0.6);
+    REQUIRE(scene.contact->counters().active_layers == 0);
+    for (const PhantomSource* ph : scene.phantoms) CHECK(ph->mismatch(k.state(), 0.6005) <= 1e-12);
+  }
+}
+
+TEST_CASE("undamped phantom cloth: energy oscillates without drift over 1e4 implicit ticks") {
+  nlohmann::json doc = hanging(500.0, 6, "ncg");
+  doc["bodies"][0]["shape"]["axes"] = {{1, 0, 0}, {0, 0.6, 0.8}};  // released at an angle: it swings
+  Scene scene = build(doc);
+  Kernel& k = *scene.kernel;
+  const double swing = measure(k, 0.0).potential;  // scale: the initial potential energy
+  std::vector<double> total;
+  for (int i = 0; i <= 1000; ++i) {
+    k.run_until(0.01 * i);
+    total.push_back(measure(k, 0.01 * i).total());
+  }
+  REQUIRE(scene.phantoms[0]->counters().ticks >= 10000);
+  const auto mean = [&](std::size_t from, std::size_t to) {
+    double s = 0;
+    for (std::size_t i = from; i < to; ++i) s += total[i];
+    return s / double(to - from);
+  };
+  double lo = total[0], hi = total[0];
+  for (double e : total) lo = std::min(lo, e), hi = std::max(hi, e);
+  const double drift = std::abs(mean(900, 1001) - mean(0, 101)) / std::abs(swing);
+  MESSAGE("energy band " << (hi - lo) / std::abs(swing) << ", drift " << drift);
+  CHECK(drift < 0.005);
+  CHECK((hi - lo) / std::abs(swing) < 0.05);
+}
+
+TEST_CASE("stiff cloth: explicit needs h <= 1e-6 s, the phantom is stable at 1e-3 s, strain <= 5%") {
+  const double young = 5e7;
+  nlohmann::json explicit_doc = hanging(young, 8, "newton");
+  explicit_doc["bodies"][0].erase("integrator");
+  explicit_doc["bodies"][0].erase("phantom");
+  const Scene explicit_scene = build(explicit_doc);
+  double h_explicit = kNever;
+  for (const TermSummary& t : explicit_scene.terms)
+    if (t.kind == "force:membrane") h_explicit = t.min_period;
+  MESSAGE("explicit membrane period " << h_explicit << " s");
+  CHECK(h_explicit <= 1e-6);
+
+  Scene scene = build(hanging(young, 8, "ncg"));
+  Kernel& k = *scene.kernel;
+  const Body& b = scene.bodies[0];
+  std::vector<double> rest;  // rest lengths of the triangle edges
+  std::vector<std::array<Index, 2>> edges;
+  for (const auto& t : b.triangles)
+    for (int i = 0; i < 3; ++i) edges.push_back({t[i], t[(i + 1) % 3]});
+  for (const auto& e : edges)
+    rest.push_back((k.state().position_at(b.first_vertex + e[0], 0) - k.state().position_at(b.first_vertex + e[1], 0)).norm());
+  double max_strain = 0;
+  for (int i = 1; i <= 20; ++i) {
+    const double t = 0.05 * i;
+    k.run_until(t);
+    for (std::size_t j = 0; j < edges.size(); ++j) {
+      const double len = (k.state().position_at(b.first_vertex + edges[j][0], t) -
+                          k.state().position_at(b.first_vertex + edges[j][1], t)).norm();
+      max_strain = std::max(max_strain, std::abs(len / rest[j] - 1.0));
+    }
+    REQUIRE(std::isfinite(measure(k, t).total()));
+  }
+  MESSAGE("max strain " << max_strain << " over 1000 ticks, " << scene.phantoms[0]->counters().iterations
+                        << " solver iterations");
+  CHECK(max_strain <= 0.05);
+  CHECK(scene.phantoms[0]->counters().unconverged == 0);
+  // It hangs: the free corners fell.
+  CHECK(k.state().position_at(b.first_vertex, 1.0).z() < 0.9);
+}
+
+}  // namespace
+}  // namespace clockwork
