@@ -327,7 +327,7 @@ void ContactSystem::certify(EventSlot slot, double t) {
     const auto slab = make_slab(q.type, x, v, t, eta(q.depth + 1));
     if (slab) {
       q.slab = *slab;
-      const double tf = slab_failure_time<4>(q.slab, side_a_count(q.type), x, v, t, kernel_.velocity_slack(kNear));
+      const double tf = slab_failure_time(q.slab, q.type, x, v, t, kernel_.velocity_slack(kNear));
       ++counters_.slab_evaluations;
       // A certificate that fails at once cannot certify anything: go one layer deeper.
       if (tf > t) {
@@ -343,8 +343,8 @@ void ContactSystem::certify(EventSlot slot, double t) {
 void ContactSystem::reschedule_slab(EventSlot slot) {
   Pair& p = pairs_[slot];
   const double t = kernel_.now();
-  const double tf = slab_failure_time<4>(p.slab, side_a_count(p.type), positions(p, t), envelope_velocities(p), t,
-                                         kernel_.velocity_slack(kNear));
+  const double tf = slab_failure_time(p.slab, p.type, positions(p, t), envelope_velocities(p), t,
+                                      kernel_.velocity_slack(kNear));
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule(slab_kind_, slot, std::max(tf, t));
   else kernel_.cancel(slab_kind_, slot);
@@ -476,11 +476,10 @@ void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clear
   assert(!tp.expanded);
   const StencilPositions<6> x = positions(tp, t);
   const TriangleGap gap = triangle_pair_gap(x);
-  std::optional<Slab> slab;
   if (gap.distance > clearance) {
     const StencilPositions<6> v = envelope_velocities(tp);
     const Vec3 n = (-gap.y / gap.distance).normalized();
-    slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
+    const std::optional<Slab> slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
     if (slab) {
       const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack(kFar));
       ++counters_.slab_evaluations;

@@ -97,8 +97,8 @@ std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x,
                               const StencilPositions<4>& v, double t0, double threshold);
 
 inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
-                                const StencilPositions<4>& v, double t_now) {
-  return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now);
+                                const StencilPositions<4>& v, double t_now, double slack = 0.0) {
+  return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now, slack);
 }
 
 }  // namespace clockwork

@@ -54,16 +54,18 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
 
 double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
                                        const Eigen::VectorXd& g, const Eigen::VectorXd& d,
-                                       double e0) {
+                                       double& e) {
+  const double e0 = e;
   const double slope = g.dot(d);
   if (!(slope < 0.0)) return 0.0;
   // Energies are sums of large terms: below this, differences are rounding.
   const double noise = 1e-13 * (std::abs(e0) + 1.0);
   for (double alpha = 1.0; alpha > 1e-10; alpha *= 0.5) {
     trial_ = x + alpha * d;
-    const double e = energy(p, trial_);
-    if (e <= e0 + 1e-4 * alpha * slope + noise) {
+    const double e_trial = energy(p, trial_);
+    if (e_trial <= e0 + 1e-4 * alpha * slope + noise) {
       x.swap(trial_);
+      e = e_trial;
       return alpha;
     }
   }
@@ -140,7 +142,6 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     } else if (alpha == 0.0) {
       break;
     }
-    e = energy(p, x);
     gradient(p, x, g);
   }
   report.gradient_norm = g.norm();

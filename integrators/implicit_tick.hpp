@@ -64,9 +64,10 @@ class ImplicitTickSolver {
   /// Factors M/h² + ¼ H_V((q̃ + x)/2), prescribed rows and columns replaced by the
   /// identity (scaled by m/h²).
   bool factor(const TickProblem& p, const Eigen::VectorXd& x);
-  /// Backtracking Armijo along d from x; returns the step taken (0: none).
+  /// Backtracking Armijo along d from x with energy e; returns the step taken (0:
+  /// none) and leaves x and e at the accepted point.
   double line_search(const TickProblem& p, Eigen::VectorXd& x, const Eigen::VectorXd& g,
-                     const Eigen::VectorXd& d, double e0);
+                     const Eigen::VectorXd& d, double& e);
 
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;

@@ -9,15 +9,17 @@
 namespace clockwork {
 
 namespace {
-constexpr double kSlackNear = 3.0, kSlackFar = 3.0;
+/// Envelope slack in units of sqrt(g ē), for both levels (measured, docs/contact.md).
+constexpr double kSlackFactor = 3.0;
 
-std::optional<double> auto_or_positive(const std::optional<JsonField>& f) {
+/// "auto" (or absent) → nothing; otherwise a number > 0, or >= 0 with `zero_ok`.
+std::optional<double> auto_or_number(const std::optional<JsonField>& f, bool zero_ok = false) {
   if (!f) return std::nullopt;
   if (f->raw().is_string()) {
     f->choice({"auto"});
     return std::nullopt;
   }
-  return f->positive();
+  return zero_ok ? f->non_negative() : f->positive();
 }
 }  // namespace
 
@@ -25,16 +27,13 @@ ContactSettings read_contact_settings(const JsonField& f) {
   f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
                  "max_layers", "slack_near", "slack_far"});
   ContactSettings s;
-  s.thickness = auto_or_positive(f.find("thickness"));
-  s.stiffness = auto_or_positive(f.find("stiffness"));
-  s.period = auto_or_positive(f.find("period"));
-  s.cell_size = auto_or_positive(f.find("cell_size"));
+  s.thickness = auto_or_number(f.find("thickness"));
+  s.stiffness = auto_or_number(f.find("stiffness"));
+  s.period = auto_or_number(f.find("period"));
+  s.cell_size = auto_or_number(f.find("cell_size"));
   if (auto m = f.find("friction")) s.friction = m->non_negative();
-  for (const char* key : {"slack_near", "slack_far"}) {
-    auto& slot = key[6] == 'n' ? s.slack_near : s.slack_far;
-    if (auto m = f.find(key); m && !m->raw().is_string()) slot = m->non_negative();
-    else if (m) m->choice({"auto"});
-  }
+  s.slack_near = auto_or_number(f.find("slack_near"), /*zero_ok=*/true);
+  s.slack_far = auto_or_number(f.find("slack_far"), /*zero_ok=*/true);
   if (auto m = f.find("safety")) {
     s.safety = m->number();
     if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
@@ -60,8 +59,8 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   // measurements behind the factors).
   const double speed =
       std::sqrt(std::max(scale.gravity, 9.81) * (scale.mean_edge > 0 ? scale.mean_edge : p.cell_size));
-  p.slack_near = s.slack_near.value_or(kSlackNear * speed);
-  p.slack_far = s.slack_far.value_or(kSlackFar * speed);
+  p.slack_near = s.slack_near.value_or(kSlackFactor * speed);
+  p.slack_far = s.slack_far.value_or(kSlackFactor * speed);
   p.friction = s.friction;
   p.max_layers = s.max_layers;
   return p;
