@@ -112,9 +112,9 @@ int main(int argc, char** argv) {
     for (const clockwork::PhantomSource* ph : scene.phantoms) {
       const auto& c = ph->counters();
       fmt::print("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "
-                 "{:.3f} s in solves\n",
+                 "{:.3f} s in solves, {} torque corrections (largest {:.3g} m/s)\n",
                  c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
-                 c.unconverged, c.solve_seconds);
+                 c.unconverged, c.solve_seconds, c.torque_corrections, c.max_correction_speed);
     }
     if (scene.contact) {
       const auto c = scene.contact->counters();

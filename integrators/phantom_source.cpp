@@ -125,6 +125,10 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     // Exact condition: Σ m (x − y) = −(h²/2) Σ g.
     const Vec3 shift = (-(0.5 * h_ * h_) * g_sum - residual) / free_mass;
     for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
+    // Angular momentum likewise (header): the rotation moves the interval midpoint, so
+    // ∇V is re-evaluated there and the (second-order) remainder cancelled again.
+    for (int pass = 0; pass < 3 && cancel_constraint_torque(s); ++pass)
+      potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
   }
   for (std::size_t a = 0; a < n; ++a) {
     // The phantom of a prescribed vertex follows its script too.
@@ -136,6 +140,48 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   }
   ++tick_;
   return t0_ + static_cast<double>(tick_) * h_;
+}
+
+bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
+  // d_a = q_a − q̃_a, P_a = (m_a/2)(v⁺_a − v⁻_a) the primary's impulse; the tick's
+  // spurious torque is Σ d × P (header). A rigid velocity change ω × r_a of both
+  // copies, r_a = c_a − C about the mass centre C of the pair centres
+  // c_a = (q_a + q̃_a)/2, adds Σ m c × (ω × r) = I ω (I the inertia tensor of the c_a)
+  // and no linear momentum; with the primary's share of it in P the condition
+  // Σ d × P + Σ m q̃ × (ω × r) = 0 is linear in ω: I ω = −Σ d × P.
+  const std::size_t n = vertices_.size();
+  Vec3 centre = Vec3::Zero(), torque = Vec3::Zero();
+  double total = 0.0;
+  for (std::size_t a = 0; a < n; ++a) {
+    const Vec3 q = s.position(vertices_[a]);
+    const Vec3 d = q - q_tilde_.segment<3>(3 * a);
+    const Vec3 v_plus = (x_.segment<3>(3 * a) - q) / h_;
+    torque += d.cross(0.5 * mass_[a] * (v_plus - s.velocity(vertices_[a])));
+    // The solver's residual ρ = M(x − y)/h² + ½ g⁺ (Σ ρ = 0 after the shift) adds the
+    // torque h Σ q̃ × ρ; cancelled too, as the shift cancels its force.
+    const Vec3 rho = (mass_[a] / (h_ * h_)) * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a)) +
+                     0.5 * g_prev_.segment<3>(3 * a);
+    torque += h_ * Vec3(q_tilde_.segment<3>(3 * a)).cross(rho);
+    centre += mass_[a] * (q - 0.5 * d);
+    total += mass_[a];
+  }
+  centre /= total;
+  Mat3 inertia = Mat3::Zero();
+  for (std::size_t a = 0; a < n; ++a) {
+    const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
+    inertia += mass_[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+  }
+  const Vec3 omega = inertia.ldlt().solve(-torque);
+  // Degenerate (collinear) body, or a rotation below the rounding of the positions.
+  if (!omega.allFinite() || h_ * omega.norm() <= 1e-15) return false;
+  for (std::size_t a = 0; a < n; ++a) {
+    const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
+    x_.segment<3>(3 * a) += h_ * omega.cross(r);
+  }
+  ++counters_.torque_corrections;
+  counters_.max_correction_speed = std::max(counters_.max_correction_speed,
+                                            omega.norm() * std::sqrt(inertia.trace() / total));
+  return true;
 }
 
 double PhantomSource::potential_energy(const VertexState&, double t) const {
