@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "io/check_frames.hpp"
+#include "io/profile.hpp"
 #include "io/run.hpp"
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace_path, "Write an event trace to FILE (docs/trace-format.md)");
   run->add_option("--trace-format", trace_format, "Trace format: json (JSON lines) or chrome")
       ->check(CLI::IsMember({"json", "chrome"}));
+  bool profile = false;
+  run->add_flag("--profile", profile,
+                "Time every event: wall time per kind and the shares of elastic forces, "
+                "penalties and certificate maintenance (docs/performance.md)");
 
   std::string validate_path;
   auto* validate = app.add_subcommand("validate", "Load and check a scene without running it");
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     options.trace_path = trace_path;
     options.trace_format = clockwork::parse_trace_format(trace_format);
     options.progress = isatty(fileno(stderr)) != 0;
+    scene.kernel->enable_profiling(profile);
     const auto summary = clockwork::run_scene(scene, options);
     fmt::print("simulated {:.4g} s: {} events in {:.3f} s wall ({:.3g} events/s)\n",
                summary.simulated_seconds, summary.events, summary.wall_seconds,
@@ -106,8 +112,10 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < scene.kernel->source_count(); ++k) {
       const auto kind = static_cast<clockwork::EventKind>(k);
       const auto& st = scene.kernel->stats(kind);
-      fmt::print("  {:<26} {:>12} processed {:>13} rescheduled\n",
-                 scene.kernel->source(kind).name(), st.processed, st.rescheduled);
+      fmt::print("  {:<26} {:>12} processed {:>13} rescheduled", scene.kernel->source(kind).name(),
+                 st.processed, st.rescheduled);
+      if (profile) fmt::print(" {:>10.3f} s", st.seconds);
+      fmt::print("\n");
     }
     for (const clockwork::PhantomSource* ph : scene.phantoms) {
       const auto& c = ph->counters();
@@ -123,6 +131,7 @@ int main(int argc, char** argv) {
                  c.triangle_pairs, c.expanded_pairs, c.live_pairs, c.expansions,
                  scene.kernel->envelope_exits(), c.deepest_layer_ever);
     }
+    if (profile) fmt::print("{}\n", clockwork::describe(clockwork::time_shares(*scene.kernel, summary.wall_seconds)));
     fmt::print("wrote {} frames and diagnostics.csv to {}\n", summary.frames,
                std::filesystem::absolute(options.out_dir).lexically_normal().string());
     if (!trace_path.empty()) fmt::print("wrote the event trace to {}\n", trace_path);

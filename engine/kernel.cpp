@@ -133,7 +133,11 @@ void Kernel::process_top() {
                                  : std::chrono::steady_clock::time_point{};
 #endif
   EventSource& source = *sources_[event.kind];
+  using Clock = std::chrono::steady_clock;
+  const double weight = profiling_ ? profile_weight(event.kind) : 0.0;
+  const Clock::time_point process_start = weight > 0 ? Clock::now() : Clock::time_point{};
   const double next = source.process(event.slot, event.time, *this);
+  const Clock::time_point process_end = weight > 0 ? Clock::now() : Clock::time_point{};
   // The handle table may have grown during processing: look the slot up again.
   SlotHandle& after = handles_[event.kind][event.slot];
   if (after.state == 2) {
@@ -148,9 +152,17 @@ void Kernel::process_top() {
   } else {
     assert(next == kNever && "a source that rescheduled itself must return kNever");
   }
+  const Clock::time_point flush_start = weight > 0 ? Clock::now() : Clock::time_point{};
   flush_contingency();
   ++processed_;
   ++stats_[event.kind].processed;
+  if (weight > 0) {
+    const double seconds = std::chrono::duration<double>(process_end - process_start).count();
+    stats_[event.kind].seconds += weight * seconds;
+    timed_seconds_[event.kind] += seconds;
+    ++timed_events_[event.kind];
+    contingency_seconds_ += weight * std::chrono::duration<double>(Clock::now() - flush_start).count();
+  }
 #ifndef CLOCKWORK_NO_TRACE
   if (trace_) {
     const double wall =
@@ -158,6 +170,20 @@ void Kernel::process_top() {
     trace_->record(event, source.name(), source.stencil_size(event.slot), effects_, wall);
   }
 #endif
+}
+
+double Kernel::profile_weight(EventKind kind) {
+  if (timed_events_.size() < sources_.size()) {
+    timed_seconds_.resize(sources_.size(), 0.0);
+    timed_events_.resize(sources_.size(), 0);
+  }
+  const std::uint64_t n = timed_events_[kind];
+  if (n < 16 || timed_seconds_[kind] > 2e-6 * static_cast<double>(n)) return 1.0;
+  // xorshift64: cheap, and no stride to alias with periodic event sequences.
+  sample_state_ ^= sample_state_ << 13;
+  sample_state_ ^= sample_state_ >> 7;
+  sample_state_ ^= sample_state_ << 17;
+  return (sample_state_ & 15u) == 0 ? 16.0 : 0.0;
 }
 
 bool Kernel::step() {

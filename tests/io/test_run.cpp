@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "io/frame_io.hpp"
+#include "io/profile.hpp"
 #include "io/run.hpp"
 #include "io/scene.hpp"
 #include "tests/support/files.hpp"
@@ -54,4 +56,29 @@ TEST_CASE("frames hold the simulated state: PLY round-trips positions, velocitie
   for (std::size_t a = 0; a < frame0.size(); ++a) mean_dz += (frame3[a].x - frame0[a].x).z() / 625;
   CHECK(mean_dz < -0.01);
   CHECK(frame0[0].mass > 0);
+}
+
+TEST_CASE("profiling: per-kind times and the Table 1 shares add up to at most the wall time") {
+  Scene scene = load_scene(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/cloth_drop.json");
+  Kernel& k = *scene.kernel;
+  SUBCASE("off by default: nothing is timed") {
+    k.run_until(0.002);
+    for (std::size_t i = 0; i < k.source_count(); ++i) CHECK(k.stats(static_cast<EventKind>(i)).seconds == 0.0);
+    CHECK(k.contingency_seconds() == 0.0);
+  }
+  SUBCASE("on") {
+    k.enable_profiling(true);
+    const auto start = std::chrono::steady_clock::now();
+    k.run_until(0.02);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const TimeShares s = time_shares(k, wall);
+    MESSAGE(describe(s));
+    CHECK(s.elastic > 0.0);             // membrane, bending and gravity events
+    CHECK(s.certificate_events > 0.0);  // grid and triangle-pair certificates
+    CHECK(s.penalties >= 0.0);
+    CHECK(s.rescheduling >= 0.0);
+    // Sampled estimates (one light event in 16, weighted 16) of times inside the run.
+    CHECK(s.elastic + s.penalties + s.certificates() <= 1.05);
+    CHECK(s.other() >= -0.05);
+  }
 }
