@@ -4,9 +4,13 @@
 # CLOCKWORK_NO_TRACE, which removes every trace statement from the kernel).
 # Runs the two programs alternately, `rounds` times each, and prints the medians.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 build=${1:-build}
 rounds=${2:-5}
 filter='BM_KernelCloth/100$'
+# bench_avi_no_trace is built on request only.
+cmake -S . -B "$build" -DCLOCKWORK_BENCH_NO_TRACE=ON >/dev/null
+cmake --build "$build" --target bench_avi bench_avi_no_trace -j "$(nproc)"
 run() {
   "$build/bench/$1" --benchmark_filter="$filter" --benchmark_format=json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["benchmarks"][0]["items_per_second"])'
