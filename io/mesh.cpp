@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <algorithm>
 #include <numbers>
 #include <sstream>
 
@@ -67,6 +68,48 @@ TriangleMesh make_disk(double radius, int rings, const Vec3& center, const Vec3&
       }
     }
   }
+  return m;
+}
+
+TriangleMesh make_hat(const Vec3& center, const Vec3& axis_u, const Vec3& axis_v,
+                      double crown_radius, double crown_height, double brim_radius,
+                      int segments) {
+  const Vec3 w = axis_u.cross(axis_v);
+  const double edge = 2.0 * std::numbers::pi * crown_radius / segments;
+  const auto divisions = [&](double length) { return std::max(1, int(std::lround(length / edge))); };
+  // The profile (radius, height) from the top centre outwards; the pole is the first.
+  std::vector<std::pair<double, double>> profile;
+  const int top = divisions(crown_radius), wall = divisions(crown_height),
+            brim = divisions(brim_radius - crown_radius);
+  for (int i = 0; i <= top; ++i) profile.emplace_back(crown_radius * i / top, crown_height);
+  for (int i = 1; i <= wall; ++i) profile.emplace_back(crown_radius, crown_height * (1.0 - double(i) / wall));
+  for (int i = 1; i <= brim; ++i)
+    profile.emplace_back(crown_radius + (brim_radius - crown_radius) * i / brim, 0.0);
+  TriangleMesh m;
+  m.vertices.push_back(center + crown_height * w);
+  for (std::size_t r = 1; r < profile.size(); ++r)
+    for (int k = 0; k < segments; ++k) {
+      const double phi = 2.0 * std::numbers::pi * k / segments;
+      const auto [rho, z] = profile[r];
+      m.vertices.push_back(center + rho * (std::cos(phi) * axis_u + std::sin(phi) * axis_v) + z * w);
+    }
+  const auto ring = [&](std::size_t r, int k) {
+    return static_cast<Index>(1 + (r - 1) * segments + ((k % segments) + segments) % segments);
+  };
+  for (int k = 0; k < segments; ++k) m.triangles.push_back({0, ring(1, k), ring(1, k + 1)});
+  // Quads between rings, split along alternating diagonals. Counter-clockwise seen
+  // from outside: going down the wall and out the brim keeps the same winding.
+  for (std::size_t r = 1; r + 1 < profile.size(); ++r)
+    for (int k = 0; k < segments; ++k) {
+      const Index a = ring(r, k), b = ring(r, k + 1), c = ring(r + 1, k), d = ring(r + 1, k + 1);
+      if ((k + static_cast<int>(r)) % 2 == 0) {
+        m.triangles.push_back({a, c, d});
+        m.triangles.push_back({a, d, b});
+      } else {
+        m.triangles.push_back({a, c, b});
+        m.triangles.push_back({b, c, d});
+      }
+    }
   return m;
 }
 

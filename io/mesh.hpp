@@ -26,6 +26,17 @@ TriangleMesh make_grid(double size_u, double size_v, int nu, int nv, const Vec3&
 TriangleMesh make_disk(double radius, int rings, const Vec3& center, const Vec3& axis_u,
                        const Vec3& axis_v);
 
+/// A hat (the phantom-mesh paper's hat cascade): a surface of revolution about the
+/// axis w = axis_u × axis_v through `center` (the middle of the brim's plane), made
+/// of a flat top at height `crown_height` (radius `crown_radius`), the crown's wall
+/// down to the brim, and the flat brim out to `brim_radius`. `segments` vertices per
+/// ring; the profile is divided into rings of about one segment's arc length at the
+/// crown. One pole vertex at the top centre; open at the brim's rim. Normals point
+/// out (up on the top, out on the wall, up on the brim).
+TriangleMesh make_hat(const Vec3& center, const Vec3& axis_u, const Vec3& axis_v,
+                      double crown_radius, double crown_height, double brim_radius,
+                      int segments);
+
 /// Straight chain of `segments` springs from `start` to `end` (segments + 1 vertices).
 TriangleMesh make_chain(const Vec3& start, const Vec3& end, int segments);
 

@@ -116,7 +116,7 @@ TriangleMesh read_inline_mesh(const JsonField& shape) {
 
 TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
                         std::string& kind) {
-  kind = shape.at("type").choice({"grid", "disk", "chain", "obj", "mesh"});
+  kind = shape.at("type").choice({"grid", "disk", "hat", "chain", "obj", "mesh"});
   if (kind == "mesh") return read_inline_mesh(shape);
   if (kind == "grid") {
     shape.expect_keys({"type", "size", "resolution", "center", "axes"});
@@ -134,6 +134,17 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
     return make_disk(shape.at("radius").positive(),
                      static_cast<int>(shape.at("rings").integer_in(1, 2048)),
                      shape.at("center").vec3(), u, v);
+  }
+  if (kind == "hat") {
+    shape.expect_keys({"type", "center", "axes", "crown_radius", "crown_height", "brim_radius",
+                       "segments"});
+    const auto [u, v] = read_axes(shape);
+    const double crown = shape.at("crown_radius").positive();
+    const JsonField brim = shape.at("brim_radius");
+    if (!(brim.positive() > crown))
+      brim.fail(fmt::format("must exceed crown_radius ({} m)", crown));
+    return make_hat(shape.at("center").vec3(), u, v, crown, shape.at("crown_height").positive(),
+                    brim.positive(), static_cast<int>(shape.at("segments").integer_in(6, 256)));
   }
   if (kind == "chain") {
     shape.expect_keys({"type", "start", "end", "segments"});
@@ -440,7 +451,7 @@ class SceneBuilder {
     }
     if (!mesh) {
       std::string kind = shape.at("type").choice(
-          {"ground", "sphere", "cylinder", "capsule", "grid", "disk", "obj", "mesh"});
+          {"ground", "sphere", "cylinder", "capsule", "grid", "disk", "hat", "obj", "mesh"});
       mesh = read_shape(shape, base_dir_, kind);
     }
     VertexState& state = scene_.kernel->state();
@@ -625,12 +636,12 @@ class SceneBuilder {
       const Index i = s[1] == '0' ? 0 : nu, j = s[3] == '0' ? 0 : nv;
       return j * (nu + 1) + i;
     }
-    if (kind == "disk") {
+    if (kind == "disk" || kind == "hat") {
       p.choice({"center"});
       return 0;
     }
-    p.fail("named pins exist only for grid (u0v0, u1v0, u0v1, u1v1), chain (first, last) "
-           "and disk (center) shapes; use vertex indices");
+    p.fail("named pins exist only for grid (u0v0, u1v0, u0v1, u1v1), chain (first, last), "
+           "disk and hat (center) shapes; use vertex indices");
   }
 
   std::vector<Vec3> read_velocities(const std::optional<JsonField>& f,

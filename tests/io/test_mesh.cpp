@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 
 #include "io/mesh.hpp"
@@ -45,6 +46,44 @@ TEST_CASE("disk: ring structure, Euler characteristic 1, orientation") {
                           static_cast<long long>(boundary + interior) +
                           static_cast<long long>(m.triangles.size());
   CHECK(euler == 1);
+}
+
+TEST_CASE("hat: profile rings, a disk's topology, outward normals, no degenerate triangle") {
+  // Crown radius 0.1, height 0.08, brim 0.18, 12 segments: arc 0.0524 m, so the top
+  // has 2 rings, the wall 2 and the brim 2 (lengths 0.1, 0.08, 0.08).
+  const Vec3 c(1, 2, 3);
+  const TriangleMesh m = make_hat(c, Vec3::UnitX(), Vec3::UnitY(), 0.1, 0.08, 0.18, 12);
+  CHECK(m.vertices.size() == 1 + 12 * 6);
+  CHECK(m.triangles.size() == 12 + 2 * 12 * 5);
+  CHECK(m.vertices[0].isApprox(c + Vec3(0, 0, 0.08)));  // the pole: top centre
+  // Every vertex lies on the profile: top (z = 0.08, r <= 0.1), wall (r = 0.1) or
+  // brim (z = 0, r >= 0.1).
+  for (const Vec3& x : m.vertices) {
+    const double r = std::hypot(x.x() - c.x(), x.y() - c.y()), z = x.z() - c.z();
+    const bool top = std::abs(z - 0.08) < 1e-12 && r <= 0.1 + 1e-12;
+    const bool wall = std::abs(r - 0.1) < 1e-12 && z >= -1e-12 && z <= 0.08 + 1e-12;
+    const bool brim = std::abs(z) < 1e-12 && r >= 0.1 - 1e-12 && r <= 0.18 + 1e-12;
+    CHECK((top || wall || brim));
+  }
+  std::map<std::pair<Index, Index>, int> directed;
+  double min_area = 1.0;
+  for (const auto& t : m.triangles) {
+    const Vec3 a = m.vertices[t[0]], b = m.vertices[t[1]], d = m.vertices[t[2]];
+    const Vec3 n = (b - a).cross(d - a);
+    min_area = std::min(min_area, 0.5 * n.norm());
+    // Outward: up on the top and brim, away from the axis on the wall.
+    const Vec3 mid = (a + b + d) / 3.0 - c;
+    const Vec3 radial(mid.x(), mid.y(), 0.0);
+    CHECK(n.dot(Vec3::UnitZ()) + n.dot(radial.normalized()) > 0);
+    for (int k = 0; k < 3; ++k) ++directed[{t[k], t[(k + 1) % 3]}];
+  }
+  for (const auto& [e, count] : directed) CHECK(count == 1);  // consistently oriented
+  CHECK(min_area > 1e-4);
+  const std::size_t boundary = 12, interior = interior_hinges(m).size();
+  const long long euler = static_cast<long long>(m.vertices.size()) -
+                          static_cast<long long>(boundary + interior) +
+                          static_cast<long long>(m.triangles.size());
+  CHECK(euler == 1);  // a disk: one boundary loop (the brim's rim)
 }
 
 TEST_CASE("chain: segments and edges") {
