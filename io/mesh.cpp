@@ -13,6 +13,20 @@
 
 namespace clockwork {
 
+namespace {
+/// Two triangles of the quad p0 p1 p2 p3 (counter-clockwise), split along p0–p2 or
+/// p1–p3; meshes alternate the diagonal so they have no preferred shear direction.
+void add_quad(TriangleMesh& m, Index p0, Index p1, Index p2, Index p3, bool diagonal02) {
+  if (diagonal02) {
+    m.triangles.push_back({p0, p1, p2});
+    m.triangles.push_back({p0, p2, p3});
+  } else {
+    m.triangles.push_back({p0, p1, p3});
+    m.triangles.push_back({p1, p2, p3});
+  }
+}
+}  // namespace
+
 TriangleMesh make_grid(double size_u, double size_v, int nu, int nv, const Vec3& center,
                        const Vec3& axis_u, const Vec3& axis_v) {
   TriangleMesh m;
@@ -23,14 +37,7 @@ TriangleMesh make_grid(double size_u, double size_v, int nu, int nv, const Vec3&
   auto id = [nu](int i, int j) { return static_cast<Index>(j * (nu + 1) + i); };
   for (int j = 0; j < nv; ++j)
     for (int i = 0; i < nu; ++i) {
-      const Index a = id(i, j), b = id(i + 1, j), c = id(i + 1, j + 1), d = id(i, j + 1);
-      if ((i + j) % 2 == 0) {
-        m.triangles.push_back({a, b, c});
-        m.triangles.push_back({a, c, d});
-      } else {
-        m.triangles.push_back({a, b, d});
-        m.triangles.push_back({b, c, d});
-      }
+      add_quad(m, id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1), (i + j) % 2 == 0);
     }
   return m;
 }
@@ -101,14 +108,8 @@ TriangleMesh make_hat(const Vec3& center, const Vec3& axis_u, const Vec3& axis_v
   // from outside: going down the wall and out the brim keeps the same winding.
   for (std::size_t r = 1; r + 1 < profile.size(); ++r)
     for (int k = 0; k < segments; ++k) {
-      const Index a = ring(r, k), b = ring(r, k + 1), c = ring(r + 1, k), d = ring(r + 1, k + 1);
-      if ((k + static_cast<int>(r)) % 2 == 0) {
-        m.triangles.push_back({a, c, d});
-        m.triangles.push_back({a, d, b});
-      } else {
-        m.triangles.push_back({a, c, b});
-        m.triangles.push_back({b, c, d});
-      }
+      add_quad(m, ring(r, k), ring(r + 1, k), ring(r + 1, k + 1), ring(r, k + 1),
+               (k + static_cast<int>(r)) % 2 == 0);
     }
   return m;
 }
