@@ -127,8 +127,10 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
     // Angular momentum likewise (header): the rotation moves the interval midpoint, so
     // ∇V is re-evaluated there and the (second-order) remainder cancelled again.
-    for (int pass = 0; pass < 3 && cancel_constraint_torque(s); ++pass)
+    for (int pass = 0; pass < 3 && cancel_constraint_torque(s); ++pass) {
       potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+      if (pass == 0) ++counters_.torque_corrections;
+    }
   }
   for (std::size_t a = 0; a < n; ++a) {
     // The phantom of a prescribed vertex follows its script too.
@@ -178,7 +180,6 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
     const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
     x_.segment<3>(3 * a) += h_ * omega.cross(r);
   }
-  ++counters_.torque_corrections;
   counters_.max_correction_speed = std::max(counters_.max_correction_speed,
                                             omega.norm() * std::sqrt(inertia.trace() / total));
   return true;

@@ -31,8 +31,8 @@ case "$mode" in
       cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DCLOCKWORK_SANITIZE=ON -DCLOCKWORK_BUILD_BENCH=OFF >/dev/null
       cmake --build build-sanitize -j "$jobs"
-      # Whole-scene contact tests (label `slow`) ran above; under the sanitizers they
-      # would take most of the CI budget.
+      # Whole-scene contact and phantom tests (label `slow`) ran above; under the
+      # sanitizers they would take most of the CI budget (they are not built there).
       ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE slow
     fi
     ;;
