@@ -4,8 +4,8 @@
 ///    of every reschedule), on 4096 random vertex–triangle and edge–edge trajectories;
 ///  - BM_MakeSlab: building a slab and its first failure time (a certificate failure);
 ///  - BM_ClothDrop: the demos/cloth_drop.json scene (24 x 24 cloth) run to t = 1 s
-///    (onto the ball, off it, folding on the ground), once per iteration, with the
-///    contact handlers timed: kds_share is the share of the wall time spent
+///    (onto the ball, off it, folding on the ground), once per iteration, with kernel
+///    profiling on (io/profile.hpp): kds_share is the share of the wall time spent
 ///    maintaining certificates (grid, triangle-pair and element-pair slabs: failures
 ///    and reschedules), layer_share the share spent in penalty layer events.
 #include <benchmark/benchmark.h>
@@ -14,6 +14,7 @@
 #include <random>
 
 #include "contact/slab.hpp"
+#include "io/profile.hpp"
 #include "io/scene.hpp"
 
 using namespace clockwork;
@@ -74,7 +75,7 @@ void BM_ClothDrop(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     Scene scene = load_scene(path);
-    scene.contact->enable_timing(true);
+    scene.kernel->enable_profiling(true);
     state.ResumeTiming();
     const auto start = std::chrono::steady_clock::now();
     scene.kernel->run_until(1.0);
@@ -83,8 +84,9 @@ void BM_ClothDrop(benchmark::State& state) {
     const ContactCounters c = scene.contact->counters();
     state.counters["events"] = double(scene.kernel->events_processed());
     state.counters["events_per_s"] = double(scene.kernel->events_processed()) / wall;
-    state.counters["kds_share"] = scene.contact->timers().kds_seconds / wall;
-    state.counters["layer_share"] = scene.contact->timers().layer_seconds / wall;
+    const TimeShares shares = time_shares(*scene.kernel, wall);
+    state.counters["kds_share"] = shares.certificates();
+    state.counters["layer_share"] = shares.penalties;
     state.counters["slab_evals"] = double(c.slab_evaluations);
     state.counters["reschedules"] = double(c.certificate_reschedules);
     state.counters["deepest"] = c.deepest_layer_ever;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cassert>
 #include <cmath>
 #include <stdexcept>
@@ -65,23 +64,6 @@ class TrianglePairSource final : public EventSource {
 
  private:
   ContactSystem& c_;
-};
-
-/// Adds the wall time of its scope to `*sink` when sink is not null.
-class ScopedTimer {
- public:
-  explicit ScopedTimer(double* sink)
-      : sink_(sink), start_(sink ? std::chrono::steady_clock::now() : Clock::time_point{}) {}
-  ~ScopedTimer() {
-    if (sink_) *sink_ += std::chrono::duration<double>(Clock::now() - start_).count();
-  }
-  ScopedTimer(const ScopedTimer&) = delete;
-  ScopedTimer& operator=(const ScopedTimer&) = delete;
-
- private:
-  using Clock = std::chrono::steady_clock;
-  double* sink_;
-  Clock::time_point start_;
 };
 
 /// A recycled slot of an address-stable pool, or a new one at its end.
@@ -197,7 +179,6 @@ StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
 // --- penalty layers ------------------------------------------------------------------
 
 double ContactSystem::layer_tick(EventSlot slot, double t) {
-  const ScopedTimer timer(timing_ ? &timers_.layer_seconds : nullptr);
   const LayerEvent e = layer_events_[slot];
   Pair& p = pairs_[e.pair];
   VertexState& s = kernel_.state();
@@ -351,14 +332,12 @@ void ContactSystem::reschedule_slab(EventSlot slot) {
 }
 
 double ContactSystem::slab_failed(EventSlot slot, double t) {
-  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   ++counters_.slab_failures;
   certify(slot, t);
   return kNever;  // certify rescheduled or cancelled the event itself
 }
 
 void ContactSystem::slab_support_changed(EventSlot slot) {
-  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   if (pairs_[slot].alive) reschedule_slab(slot);
 }
 
@@ -549,7 +528,6 @@ double ContactSystem::poll_period(const TrianglePair& tp) const {
 }
 
 double ContactSystem::triangle_pair_event(EventSlot slot, double t) {
-  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   TrianglePair& tp = triangle_pairs_[slot];
   if (!tp.expanded) {
     ++counters_.slab_failures;
@@ -570,7 +548,6 @@ double ContactSystem::triangle_pair_event(EventSlot slot, double t) {
 }
 
 void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
-  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   TrianglePair& tp = triangle_pairs_[slot];
   if (!tp.alive || tp.expanded) return;
   const double t = kernel_.now();
@@ -664,7 +641,6 @@ void ContactSystem::move_triangle(std::uint32_t id, const CellRange& from, const
 }
 
 double ContactSystem::grid_failed(EventSlot slot, double t) {
-  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   ++counters_.grid_failures;
   Triangle& tri = triangles_[slot];
   const CellRange to = cells_of(tri, t);
@@ -675,7 +651,6 @@ double ContactSystem::grid_failed(EventSlot slot, double t) {
 }
 
 void ContactSystem::grid_support_changed(EventSlot slot) {
-  const ScopedTimer timer(timing_ ? &timers_.kds_seconds : nullptr);
   const double t = kernel_.now();
   const double tf = grid_failure_time(triangles_[slot], t);
   if (tf < kNever) kernel_.reschedule(grid_kind_, slot, tf);

@@ -49,12 +49,6 @@ struct ContactCounters {
   std::size_t certificates = 0;  ///< live grid, triangle-pair and element-pair certificates
 };
 
-/// Wall-clock time spent in contact work when timing is enabled (benchmarks).
-struct ContactTimers {
-  double kds_seconds = 0.0;    ///< slab and grid certificates: failures and reschedules
-  double layer_seconds = 0.0;  ///< penalty layer events
-};
-
 class ContactSystem {
  public:
   ContactSystem(Kernel& kernel, const ContactParameters& params);
@@ -71,8 +65,6 @@ class ContactSystem {
   const ContactParameters& params() const { return params_; }
   ContactCounters counters() const;
   /// Times every contact handler (two clock reads each); off by default.
-  void enable_timing(bool on) { timing_ = on; }
-  const ContactTimers& timers() const { return timers_; }
   /// Σ over active layers of ½ r(l) (d − η(l))² at time t (positions read, not synced).
   double potential_energy(const VertexState& s, double t) const;
   std::size_t triangle_count() const { return triangles_.size(); }
@@ -201,8 +193,6 @@ class ContactSystem {
   std::vector<std::uint32_t> vertex_owner_;                   ///< lowest triangle per vertex
   std::unordered_map<std::uint64_t, std::uint32_t> edge_owner_;  ///< lowest triangle per edge
   ContactCounters counters_;
-  bool timing_ = false;
-  ContactTimers timers_;
 };
 
 }  // namespace clockwork

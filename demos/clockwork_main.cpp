@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"json", "chrome"}));
   bool profile = false;
   run->add_flag("--profile", profile,
-                "Time every event: wall time per kind and the shares of elastic forces, "
+                "Time the events (short ones sampled): wall time per kind and the shares of elastic forces, "
                 "penalties and certificate maintenance (docs/performance.md)");
 
   std::string validate_path;

@@ -11,6 +11,8 @@ EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
   sources_.push_back(std::move(source));
   handles_.emplace_back();
   stats_.emplace_back();
+  timed_seconds_.push_back(0.0);
+  timed_events_.push_back(0);
   if (trace_) trace_->name_track(kind, sources_.back()->name());
   return kind;
 }
@@ -173,10 +175,6 @@ void Kernel::process_top() {
 }
 
 double Kernel::profile_weight(EventKind kind) {
-  if (timed_events_.size() < sources_.size()) {
-    timed_seconds_.resize(sources_.size(), 0.0);
-    timed_events_.resize(sources_.size(), 0);
-  }
   const std::uint64_t n = timed_events_[kind];
   if (n < 16 || timed_seconds_[kind] > 2e-6 * static_cast<double>(n)) return 1.0;
   // xorshift64: cheap, and no stride to alias with periodic event sequences.

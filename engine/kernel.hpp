@@ -105,7 +105,6 @@ class Kernel {
   /// under 2 µs are sampled (one event in 16 at random, weighted 16); longer ones are
   /// all timed. Off by default.
   void enable_profiling(bool on) { profiling_ = on; }
-  bool profiling() const { return profiling_; }
   double contingency_seconds() const { return contingency_seconds_; }
   std::uint64_t events_processed() const { return processed_; }
   const KindStats& stats(EventKind kind) const { return stats_[kind]; }
