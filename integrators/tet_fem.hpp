@@ -1,0 +1,94 @@
+#pragma once
+/// Tetrahedral finite elements for elastic solids (issue 6; Zhao et al. §3 use linear
+/// and corotational linear FEM [ZTZ05, MG04]). Each element gives value, gradient and
+/// Hessian from the same local data (DESIGN §5); TetFemModel assembles them over a
+/// mesh for implicit solves.
+///
+/// Linear FEM: V = ½ (x − X)ᵀ K_e (x − X), K_e = vol Bᵀ C B for the isotropic C.
+/// Corotational: F = R S (polar decomposition, det F > 0), strain ε = S − I,
+///   Ψ = μ ε:ε + ½ λ (tr ε)²,  V = vol Ψ;
+/// its gradient equals the warped force R K_e (Rᵀ x − X) of [MG04] (the dR terms
+/// vanish because the stress is symmetric); the Hessian includes dR (exact tangent).
+#include <Eigen/Sparse>
+#include <array>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/types.hpp"
+
+namespace clockwork {
+
+enum class FemKind { Linear, Corotational };
+
+/// Isotropic material of a tet: Young's modulus (Pa, > 0), Poisson ratio (in
+/// [0, 0.5)), density (kg/m³, > 0).
+struct TetMaterial {
+  double young = 0.0;
+  double poisson = 0.0;
+  double density = 0.0;
+};
+
+/// 3D Lamé parameters: μ = E / (2 (1 + ν)), λ = E ν / ((1 + ν)(1 − 2ν)).
+std::pair<double, double> lame_3d(double young, double poisson);
+
+struct LinearTet {
+  static constexpr int kVertices = 4;
+  StencilPositions<4> rest;
+  StencilMatrix<4> K;  ///< 12 × 12 element stiffness, vertex-major
+
+  static LinearTet from_rest(const StencilPositions<4>& rest, double young, double poisson);
+  double value(const StencilPositions<4>& x) const;
+  StencilVector<4> gradient(const StencilPositions<4>& x) const;
+  /// Constant; PSD already.
+  StencilMatrix<4> hessian(const StencilPositions<4>& x, bool project_psd = false) const;
+};
+
+struct CorotationalTet {
+  static constexpr int kVertices = 4;
+  Mat3 Dm_inv = Mat3::Identity();  ///< inverse rest edge matrix [X1−X0, X2−X0, X3−X0]⁻¹
+  double volume = 0.0;             ///< rest volume, m³
+  double mu = 0.0, lambda = 0.0;   ///< Pa
+
+  static CorotationalTet from_rest(const StencilPositions<4>& rest, double young, double poisson);
+  double value(const StencilPositions<4>& x) const;
+  StencilVector<4> gradient(const StencilPositions<4>& x) const;
+  /// Exact tangent (with the derivative of R); projected to PSD on request.
+  StencilMatrix<4> hessian(const StencilPositions<4>& x, bool project_psd = false) const;
+};
+
+/// A whole mesh: lumped masses, energy, internal force and stiffness, assembled in
+/// parallel (TBB) and summed in a fixed order (results independent of thread count).
+class TetFemModel {
+ public:
+  using Vector = Eigen::VectorXd;
+  using Sparse = Eigen::SparseMatrix<double>;
+
+  /// `materials` has one entry per tet. Rest tets must be positively oriented (the
+  /// caller validated the mesh).
+  TetFemModel(std::vector<Vec3> rest, std::vector<std::array<Index, 4>> tets,
+              const std::vector<TetMaterial>& materials, FemKind kind);
+
+  FemKind kind() const;
+  std::size_t vertex_count() const;
+  std::size_t tet_count() const;
+  const std::vector<std::array<Index, 4>>& tets() const;
+  /// Rest positions stacked (3n).
+  const Vector& rest_positions() const;
+  /// Lumped mass per vertex (ρ vol / 4 from each of its tets), kg.
+  const std::vector<double>& lumped_mass() const;
+
+  /// Elastic energy at stacked positions x (3n), J.
+  double energy(const Vector& x) const;
+  /// ∇E(x) (3n): Zhao et al.'s f_int (the force on the vertices is −f_int).
+  void internal_force(const Vector& x, Vector& out) const;
+  /// ∇²E(x), element blocks projected to PSD on request; the sparsity pattern is the
+  /// same for every call (all 3×3 vertex-pair blocks of the mesh).
+  void stiffness(const Vector& x, Sparse& out, bool project_psd = false) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace clockwork
