@@ -23,6 +23,7 @@
 #include "contact/intersection_check.hpp"
 #include "io/mesh.hpp"
 #include "io/scene_contact.hpp"
+#include "io/scene_solid.hpp"
 
 namespace clockwork {
 
@@ -48,6 +49,7 @@ struct Sources {
   std::unique_ptr<ForceSource<WindForce>> wind =
       std::make_unique<ForceSource<WindForce>>("force:wind");
   std::vector<std::unique_ptr<PhantomSource>> phantoms;
+  std::vector<std::unique_ptr<SolidSource>> solids;
   std::unique_ptr<KinematicScriptSource> script = std::make_unique<KinematicScriptSource>();
 };
 
@@ -212,10 +214,16 @@ class SceneBuilder {
  private:
   void read_body(const JsonField& b, std::size_t index) {
     b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
-                   "collide", "integrator", "phantom"});
+                   "collide", "integrator", "phantom", "backward_euler", "zhao"});
     Body body;
     body.name = read_name(b);
     body.collide = contact_.has_value() && (!b.has("collide") || b.at("collide").boolean());
+    if (is_tet_shape(b.at("shape"))) {
+      read_solid(b, index, std::move(body));
+      return;
+    }
+    for (const char* key : {"backward_euler", "zhao"})
+      if (b.has(key)) b.at(key).fail("needs a tet shape (a solid body)");
     std::string kind;
     TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
     const bool springs = kind == "chain";
@@ -364,6 +372,48 @@ class SceneBuilder {
     }
     body.triangles = std::move(mesh.triangles);
     body.edges = std::move(mesh.edges);
+    scene_.bodies.push_back(std::move(body));
+  }
+
+  /// A tet solid (docs/scene-format.md "Solids"): vertices in the kernel with their
+  /// lumped masses, elastic forces and gravity in its coarse-step source.
+  void read_solid(const JsonField& b, std::size_t index, Body body) {
+    if (b.has("periods")) b.at("periods").fail("a solid has no AVI periods (its integrator sets the steps)");
+    if (b.has("phantom")) b.at("phantom").fail("the phantom integrator is for triangle meshes");
+    const TetMesh mesh = read_tet_shape(b.at("shape"), base_dir_);
+    const SolidMaterial material = read_solid_material(b.at("material"), mesh);
+    const std::size_t n = mesh.vertices.size();
+    const std::vector<bool> fixed =
+        b.has("pins") ? read_solid_pins(b.at("pins"), mesh) : std::vector<bool>(n, false);
+    auto model = std::make_shared<TetFemModel>(mesh.vertices, mesh.tets, material.per_tet,
+                                               material.kind);
+    const std::vector<double>& mass = model->lumped_mass();
+    const std::vector<Vec3> velocity = read_velocities(b.find("velocity"), mesh.vertices, mass, index);
+    VertexState& state = scene_.kernel->state();
+    body.first_vertex = static_cast<Index>(state.size());
+    body.vertex_count = static_cast<Index>(n);
+    std::vector<Index> ids(n);
+    for (std::size_t a = 0; a < n; ++a) {
+      ids[a] = state.add(mesh.vertices[a], fixed[a] ? Vec3::Zero() : velocity[a],
+                         fixed[a] ? kNever : mass[a]);
+    }
+    auto src = std::make_unique<SolidSource>(body.name, ids, model, fixed, gravity_);
+    read_solid_integrator(b, mesh, material, *src);
+    if (auto motion = b.find("pin_motion")) {
+      std::vector<Index> pins;
+      for (Index a = 0; a < n; ++a)
+        if (fixed[a]) pins.push_back(a);
+      TriangleMesh points;
+      points.vertices = mesh.vertices;
+      const Index first = body.first_vertex;
+      read_pin_motion(*motion, pins, points, [first](Index a) { return first + a; });
+    }
+    TermSummary& s = summary(std::string(src->name()));
+    s.count += 1;
+    s.min_period = std::min(s.min_period, src->coarse_step());
+    s.max_period = std::max(s.max_period, src->coarse_step());
+    body.triangles = boundary_faces(mesh);
+    sources_.solids.push_back(std::move(src));
     scene_.bodies.push_back(std::move(body));
   }
 
@@ -724,6 +774,12 @@ class SceneBuilder {
       const EventKind kind = scene_.kernel->add_source(std::move(src));
       ref.start(kind, *scene_.kernel);
       scene_.phantoms.push_back(&ref);
+    }
+    for (auto& src : sources_.solids) {
+      SolidSource& ref = *src;
+      const EventKind kind = scene_.kernel->add_source(std::move(src));
+      ref.start(kind, *scene_.kernel);
+      scene_.solids.push_back(&ref);
     }
   }
 

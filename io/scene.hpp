@@ -10,6 +10,7 @@
 #include "contact/contact_system.hpp"
 #include "engine/kernel.hpp"
 #include "integrators/phantom_source.hpp"
+#include "integrators/solid_source.hpp"
 
 namespace clockwork {
 
@@ -41,6 +42,7 @@ struct Scene {
   std::unique_ptr<Kernel> kernel;
   std::unique_ptr<ContactSystem> contact;  ///< null without a `contact` object; after kernel
   std::vector<PhantomSource*> phantoms;    ///< owned by the kernel, one per phantom body
+  std::vector<SolidSource*> solids;        ///< owned by the kernel, one per tet solid
 };
 
 /// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON

@@ -1,0 +1,365 @@
+#include "integrators/multirate_solver.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clockwork {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+using Triplets = std::vector<Eigen::Triplet<double>>;
+
+/// Appends s · block at (row, col) of a larger matrix.
+void add_block(Triplets& out, const Eigen::SparseMatrix<double>& block, Eigen::Index row,
+               Eigen::Index col, double s = 1.0) {
+  for (int k = 0; k < block.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(block, k); it; ++it)
+      out.emplace_back(row + it.row(), col + it.col(), s * it.value());
+}
+
+/// Selector of the DOFs of `vertices` (3|vertices| × 3n).
+Eigen::SparseMatrix<double> selector(const std::vector<Index>& vertices, std::size_t n) {
+  Eigen::SparseMatrix<double> P(3 * static_cast<Eigen::Index>(vertices.size()),
+                                3 * static_cast<Eigen::Index>(n));
+  Triplets t;
+  t.reserve(3 * vertices.size());
+  for (std::size_t i = 0; i < vertices.size(); ++i)
+    for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + c, 3 * vertices[i] + c, 1.0);
+  P.setFromTriplets(t.begin(), t.end());
+  return P;
+}
+
+}  // namespace
+
+struct MultirateSolver::RegionData {
+  int m = 1;
+  double h = 0.0;  // h_S
+  Sparse P;        // selector of the region's DOFs
+  Sparse K_SS, K_SL, K_LS, G, A;
+  Vector M;        // lumped masses per DOF
+  Eigen::SimplicialLLT<Sparse> llt;
+  std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
+  Eigen::MatrixXd W;            // K_SL[:, J]
+  // Scratch of the forward substitutions of a step.
+  Vector a, k, sum, last, prev, rhs, x;
+
+  /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL).
+  double c(int r, double beta) const { return (r * h * beta + double(r) * r * h * h) / m; }
+
+  /// Algorithm 1 on one right-hand-side column set: Y(r) gives Y_r; visit(r, X_r).
+  template <typename Mat, typename Rhs, typename Visit>
+  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& P, Mat& prev_x, Mat& r_buf,
+               Mat& x_buf) const {
+    P.setZero(A.rows(), cols);
+    prev_x.setZero(A.rows(), cols);
+    for (int r = 1; r <= m; ++r) {
+      Y(r, r_buf);
+      r_buf.noalias() -= G * P;
+      r_buf += M.asDiagonal() * prev_x;
+      x_buf = llt.solve(r_buf);
+      P += x_buf;
+      visit(r, x_buf);
+      prev_x.swap(x_buf);
+    }
+  }
+};
+
+MultirateSolver::~MultirateSolver() = default;
+
+MultirateSolver::MultirateSolver(const TetFemModel& model, std::vector<MultirateRegion> regions,
+                                 const std::vector<bool>& fixed, MultirateSettings settings)
+    : model_(model), regions_(std::move(regions)), settings_(settings) {
+  const std::size_t n = model.vertex_count();
+  if (!(settings_.h_L > 0.0))
+    throw std::invalid_argument(fmt::format("h_L must be > 0, got {}", settings_.h_L));
+  if (!(settings_.rayleigh_alpha >= 0.0 && settings_.rayleigh_beta >= 0.0))
+    throw std::invalid_argument("Rayleigh coefficients must be >= 0");
+  if (!fixed.empty() && fixed.size() != n)
+    throw std::invalid_argument("fixed flags must cover every vertex");
+  group_.assign(n, -1);
+  for (std::size_t a = 0; a < fixed.size(); ++a)
+    if (fixed[a]) group_[a] = -2;
+  for (std::size_t i = 0; i < regions_.size(); ++i) {
+    MultirateRegion& reg = regions_[i];
+    if (reg.m < 1)
+      throw std::invalid_argument(
+          fmt::format("region '{}': m must be a positive integer, got {}", reg.name, reg.m));
+    std::vector<Index> kept;
+    for (Index a : reg.vertices) {
+      if (a >= n)
+        throw std::invalid_argument(fmt::format("region '{}': vertex {} out of range (0..{})",
+                                                reg.name, a, n - 1));
+      if (group_[a] == -2) continue;  // prescribed: not an unknown of any region
+      if (group_[a] >= 0)
+        throw std::invalid_argument(fmt::format("vertex {} is in two regions: '{}' and '{}'", a,
+                                                regions_[group_[a]].name, reg.name));
+      group_[a] = static_cast<int>(i);
+      kept.push_back(a);
+    }
+    if (kept.empty())
+      throw std::invalid_argument(fmt::format("region '{}' has no free vertex", reg.name));
+    std::sort(kept.begin(), kept.end());
+    reg.vertices = std::move(kept);
+  }
+  // Regions must not share a tet: their blocks of eq. 23 would couple at different
+  // substep times, which the scheme does not define.
+  const auto& tets = model.tets();
+  for (std::size_t t = 0; t < tets.size(); ++t) {
+    int seen = -1;
+    for (Index a : tets[t]) {
+      const int g = group_[a];
+      if (g < 0) continue;
+      if (seen >= 0 && g != seen)
+        throw std::invalid_argument(fmt::format(
+            "regions '{}' and '{}' share tet {}: regions must be separated by the large-step "
+            "region",
+            regions_[seen].name, regions_[g].name, t));
+      seen = g;
+    }
+  }
+  local_.assign(n, 0);
+  for (std::size_t a = 0; a < n; ++a)
+    if (group_[a] == -1) {
+      local_[a] = static_cast<Index>(large_.size());
+      large_.push_back(static_cast<Index>(a));
+    }
+  for (const auto& reg : regions_)
+    for (std::size_t i = 0; i < reg.vertices.size(); ++i) local_[reg.vertices[i]] = Index(i);
+
+  mass3_.resize(3 * n);
+  for (std::size_t a = 0; a < n; ++a) mass3_.segment<3>(3 * a).setConstant(model.lumped_mass()[a]);
+  P_L_ = selector(large_, n);
+  for (std::size_t i = 0; i < regions_.size(); ++i) {
+    auto d = std::make_unique<RegionData>();
+    d->m = regions_[i].m;
+    d->h = settings_.h_L / d->m;
+    d->P = selector(regions_[i].vertices, n);
+    d->M = d->P * mass3_;
+    data_.push_back(std::move(d));
+  }
+}
+
+std::size_t MultirateSolver::interface_dofs() const {
+  std::size_t s = 0;
+  for (const auto& d : data_) s += d->J.size();
+  return s;
+}
+
+void MultirateSolver::linearise(const Vector& x0) {
+  const auto t0 = Clock::now();
+  const bool psd = model_.kind() == FemKind::Corotational;
+  model_.stiffness(x0, K_, psd);
+  const double hL = settings_.h_L, a = settings_.rayleigh_alpha, b = settings_.rayleigh_beta;
+  // eq. 25: A^L = M^LL + h_L D^LL + h_L² K^LL with D = αM + βK.
+  const Sparse K_LL = P_L_ * K_ * P_L_.transpose();
+  const Vector M_L = P_L_ * mass3_;
+  A_L_ = (hL * b + hL * hL) * K_LL;
+  for (Eigen::Index i = 0; i < M_L.size(); ++i) A_L_.coeffRef(i, i) += (1.0 + hL * a) * M_L[i];
+  for (auto& dp : data_) {
+    RegionData& d = *dp;
+    d.K_SS = d.P * K_ * d.P.transpose();
+    d.K_SL = d.P * K_ * P_L_.transpose();
+    d.K_LS = d.K_SL.transpose();
+    d.G = d.h * d.h * d.K_SS;  // eq. 27
+    // eq. 24: A^S = M^SS + h_S D^SS + h_S² K^SS.
+    d.A = (d.h * b + d.h * d.h) * d.K_SS;
+    for (Eigen::Index i = 0; i < d.M.size(); ++i) d.A.coeffRef(i, i) += (1.0 + d.h * a) * d.M[i];
+    // Interface: the columns of K^SL with entries.
+    d.J.clear();
+    Eigen::SparseMatrix<double, Eigen::ColMajor> cols = d.K_SL;
+    for (Eigen::Index c = 0; c < cols.outerSize(); ++c)
+      if (cols.outerIndexPtr()[c + 1] > cols.outerIndexPtr()[c]) d.J.push_back(c);
+    d.W.resize(d.K_SL.rows(), static_cast<Eigen::Index>(d.J.size()));
+    for (Eigen::Index j = 0; j < d.W.cols(); ++j) d.W.col(j) = cols.col(d.J[j]);
+  }
+  timings_.linearise += seconds_since(t0);
+  linearised_ = true;
+}
+
+void MultirateSolver::factor() {
+  const auto t0 = Clock::now();
+  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
+  Triplets t;
+  t.reserve(A_L_.nonZeros());
+  add_block(t, A_L_, 0, 0);
+  for (auto& dp : data_) {
+    RegionData& d = *dp;
+    d.llt.compute(d.A);
+    if (d.llt.info() != Eigen::Success)
+      throw std::runtime_error("multirate: A^S is not positive definite");
+    const Eigen::Index nj = d.W.cols();
+    if (nj == 0) continue;
+    // (H^SS)⁻¹ H^SL on the interface columns: Y_r = c_r W; we need Σ_r X_r and X_m.
+    Eigen::MatrixXd sum(d.W.rows(), nj), last(d.W.rows(), nj);
+    constexpr Eigen::Index kChunk = 8;
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, (nj + kChunk - 1) / kChunk),
+                      [&](const tbb::blocked_range<Eigen::Index>& range) {
+                        for (Eigen::Index ch = range.begin(); ch != range.end(); ++ch) {
+                          const Eigen::Index c0 = ch * kChunk,
+                                             w = std::min(kChunk, nj - c0);
+                          const Eigen::MatrixXd Wc = d.W.middleCols(c0, w);
+                          Eigen::MatrixXd P(Wc.rows(), w), prev(Wc.rows(), w), r(Wc.rows(), w),
+                              x(Wc.rows(), w);
+                          d.forward(w, [&](int k, Eigen::MatrixXd& y) { y = d.c(k, beta) * Wc; },
+                                    [&](int k, const Eigen::MatrixXd& X) {
+                                      if (k == d.m) last.middleCols(c0, w) = X;
+                                    },
+                                    P, prev, r, x);
+                          sum.middleCols(c0, w) = P;
+                        }
+                      });
+    // H^LS (H^SS)⁻¹ H^SL restricted to J × J: E Σ_r X_r + (F − E) X_m (eq. 28).
+    const Eigen::MatrixXd corr =
+        d.W.transpose() * (hL * d.h * sum + hL * beta * last);
+    for (Eigen::Index j = 0; j < nj; ++j)
+      for (Eigen::Index i = 0; i < nj; ++i) t.emplace_back(d.J[i], d.J[j], -corr(i, j));
+  }
+  if (!large_.empty()) {
+    const Eigen::Index nl = 3 * static_cast<Eigen::Index>(large_.size());
+    schur_.resize(nl, nl);
+    schur_.setFromTriplets(t.begin(), t.end());  // duplicates summed: A^L − corrections
+    if (settings_.symmetric_schur) {
+      const Sparse sym = 0.5 * (schur_ + Sparse(schur_.transpose()));
+      schur_ldlt_.compute(sym);
+      if (schur_ldlt_.info() != Eigen::Success)
+        throw std::runtime_error("multirate: symmetric H^LL* factorisation failed");
+    } else {
+      schur_.makeCompressed();
+      schur_lu_.compute(schur_);
+      if (schur_lu_.info() != Eigen::Success)
+        throw std::runtime_error("multirate: H^LL* factorisation failed");
+    }
+  }
+  factored_ = true;
+  timings_.factor += seconds_since(t0);
+}
+
+void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ext) {
+  model_.internal_force(x0, f_int0_);
+  Kv_.noalias() = K_ * v0;
+  Dv_ = settings_.rayleigh_alpha * mass3_.cwiseProduct(v0) + settings_.rayleigh_beta * Kv_;
+  const double hL = settings_.h_L;
+  const Vector common = f_ext - f_int0_ - Dv_;
+  b_L_ = hL * (P_L_ * (common - hL * Kv_));
+  for (auto& dp : data_) {
+    RegionData& d = *dp;
+    d.a = d.h * (d.P * common);
+    d.k = d.h * d.h * (d.P * Kv_);
+  }
+}
+
+void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_ext,
+                           MultirateStep& out) {
+  const bool corotational = model_.kind() == FemKind::Corotational;
+  if (!linearised_ || corotational) linearise(x0);
+  if (!factored_ || corotational) factor();
+  const auto t0 = Clock::now();
+  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
+  const std::size_t n3 = 3 * model_.vertex_count();
+  rhs(x0, v0, f_ext);
+  // eq. 36: b^L* = b^L − Σ_i H^{LS_i} (H^{S_iS_i})⁻¹ b̄^{S_i}.
+  Vector b_star = b_L_;
+  for (auto& dp : data_) {
+    RegionData& d = *dp;
+    d.forward(1, [&](int r, Vector& y) { y = d.a - double(r) * d.k; },
+              [&](int r, const Vector& X) {
+                if (r == d.m) d.last = X;
+              },
+              d.sum, d.prev, d.rhs, d.x);
+    if (!large_.empty()) b_star.noalias() -= d.K_LS * (hL * d.h * d.sum + hL * beta * d.last);
+  }
+  // eq. 34.
+  Vector dv_L;
+  if (!large_.empty())
+    dv_L = settings_.symmetric_schur ? Vector(schur_ldlt_.solve(b_star))
+                                     : Vector(schur_lu_.solve(b_star));
+  out.dv_L.setZero(n3);
+  if (!large_.empty()) out.dv_L = P_L_.transpose() * dv_L;
+  // eq. 37: Δv̄^S = (H^SS)⁻¹ (b̄^S − H^SL Δv^L).
+  out.dv_S.resize(data_.size());
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    RegionData& d = *data_[i];
+    out.dv_S[i].resize(d.m);
+    const Vector coupling = large_.empty() ? Vector::Zero(d.a.size()) : Vector(d.K_SL * dv_L);
+    d.forward(
+        1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * coupling; },
+        [&](int r, const Vector& X) { out.dv_S[i][r - 1] = d.P.transpose() * X; }, d.sum, d.prev,
+        d.rhs, d.x);
+  }
+  timings_.solve += seconds_since(t0);
+}
+
+void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vector& f_ext,
+                                  MultirateStep& out, double* factor_seconds,
+                                  double* solve_seconds) {
+  if (!linearised_ || model_.kind() == FemKind::Corotational) linearise(x0);
+  const auto t0 = Clock::now();
+  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
+  // Unknowns: region 0's m_0 blocks, region 1's, ..., then L (eq. 23).
+  std::vector<Eigen::Index> offset(data_.size());
+  Eigen::Index size = 0;
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    offset[i] = size;
+    size += data_[i]->m * data_[i]->A.rows();
+  }
+  const Eigen::Index oL = size;
+  size += A_L_.rows();
+  Triplets t;
+  add_block(t, A_L_, oL, oL);
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    const RegionData& d = *data_[i];
+    const Eigen::Index s = d.A.rows();
+    Sparse Mdiag(s, s);
+    Mdiag.setIdentity();
+    Mdiag = d.M.asDiagonal() * Mdiag;
+    const Sparse C = d.G - Mdiag;  // eq. 27
+    for (int r = 1; r <= d.m; ++r) {
+      const Eigen::Index row = offset[i] + (r - 1) * s;
+      add_block(t, d.A, row, offset[i] + (r - 1) * s);
+      if (r >= 2) add_block(t, C, row, offset[i] + (r - 2) * s);
+      for (int q = 1; q <= r - 2; ++q) add_block(t, d.G, row, offset[i] + (q - 1) * s);
+      add_block(t, d.K_SL, row, oL, d.c(r, beta));                                // eq. 26
+      add_block(t, d.K_LS, oL, offset[i] + (r - 1) * s,                           // eq. 28
+                r < d.m ? hL * d.h : hL * beta + hL * d.h);
+    }
+  }
+  Sparse H(size, size);
+  H.setFromTriplets(t.begin(), t.end());
+  H.makeCompressed();
+  Eigen::SparseLU<Sparse> lu;
+  lu.compute(H);
+  if (lu.info() != Eigen::Success) throw std::runtime_error("multirate: eq. 23 LU failed");
+  if (factor_seconds) *factor_seconds = seconds_since(t0);
+  const auto t1 = Clock::now();
+  rhs(x0, v0, f_ext);
+  Vector b(size);
+  b.tail(A_L_.rows()) = b_L_;
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    const RegionData& d = *data_[i];
+    for (int r = 1; r <= d.m; ++r)
+      b.segment(offset[i] + (r - 1) * d.A.rows(), d.A.rows()) = d.a - double(r) * d.k;
+  }
+  const Vector x = lu.solve(b);
+  if (solve_seconds) *solve_seconds = seconds_since(t1);
+  out.dv_L = P_L_.transpose() * x.tail(A_L_.rows());
+  out.dv_S.resize(data_.size());
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    const RegionData& d = *data_[i];
+    out.dv_S[i].resize(d.m);
+    for (int r = 1; r <= d.m; ++r)
+      out.dv_S[i][r - 1] = d.P.transpose() * x.segment(offset[i] + (r - 1) * d.A.rows(), d.A.rows());
+  }
+}
+
+}  // namespace clockwork

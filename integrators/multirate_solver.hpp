@@ -1,0 +1,124 @@
+#pragma once
+/// Zhao, Li and Barbič's asynchronous implicit backward Euler (DESIGN §4): regions
+/// S_1..S_k of a tet solid take m_i substeps h_i = h_L / m_i inside one large step
+/// h_L of the rest, L, coupled in one linear system per large step.
+///
+/// Per region the unknowns are the cumulative velocity changes Δv^S_{0,r}, r = 1..m
+/// (eq. 32), plus Δv^L_{0,m} for L; the system is eq. 23 with the blocks of eq. 24–28
+/// and right-hand sides eq. 29–30. Lumped masses (M^SL = 0) and Rayleigh damping
+/// D = α M + β K make every coupling block a multiple of K^SL:
+///   B_r = c_r K^SL, c_r = (r h_S β + r² h_S²) / m        (eq. 26),
+///   E = h_L h_S K^LS,  F = (h_L β + h_L h_S) K^LS          (eq. 28).
+/// Regions S_i and S_j must not share a tet (the paper's "smaller timestep regions do
+/// not interact"), so the S blocks of different regions are uncoupled and the Schur
+/// complement sums over regions:
+///   H^LL* = A^L − Σ_i H^{LS_i} (H^{S_iS_i})⁻¹ H^{S_iL}      (eq. 35),
+///   b^L*  = b^L − Σ_i H^{LS_i} (H^{S_iS_i})⁻¹ b̄^{S_i}       (eq. 36),
+///   Δv̄^{S_i} = (H^{S_iS_i})⁻¹ (b̄^{S_i} − H^{S_iL} Δv^L)     (eq. 37).
+/// (H^SS)⁻¹ is the block forward substitution of Algorithm 1 (its text is not in our
+/// copy of the paper; derived here from eq. 23): with P_r = Σ_{i≤r} X_i and C = G − M,
+///   A^S X_r = Y_r − G P_{r−1} + M X_{r−1},   r = 1..m,
+/// m solves with one factored A^S and m products with G = h_S² K^SS. H^{S_iL} has
+/// non-zero columns only at the interface DOFs J_i of L, so (H^SS)⁻¹ H^SL is m forward
+/// substitutions of the dense block K^SL[:, J_i] (columns in parallel, TBB:
+/// Algorithm 2), and the correction to H^LL is a dense |J_i| × |J_i| block.
+///
+/// Linear FEM: K is constant, so A^S, the Schur complement and its factorisation are
+/// computed once. Corotational: re-linearised at every large step (Algorithm 2) with
+/// the PSD-projected tangent stiffness (so that A^S stays positive definite).
+/// Prescribed (fixed) vertices are in no region: their velocity is given and enters
+/// the right-hand sides through K v_0 and D v_0 (eq. 29–30 over all columns).
+#include <Eigen/Sparse>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseLU>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "integrators/tet_fem.hpp"
+
+namespace clockwork {
+
+struct MultirateRegion {
+  std::string name;
+  std::vector<Index> vertices;  ///< model vertex indices (fixed ones are dropped)
+  int m = 1;                    ///< h_L / h_S, a positive integer
+};
+
+struct MultirateSettings {
+  double h_L = 0.0;              ///< s, > 0
+  double rayleigh_alpha = 0.0;   ///< 1/s
+  double rayleigh_beta = 0.0;    ///< s
+  /// Treat H^LL* as symmetric (½(H + Hᵀ), LDLᵀ) instead of sparse LU (the paper's
+  /// "symmetric solver" option; Figure 2: almost no difference).
+  bool symmetric_schur = false;
+};
+
+/// Result of one large step.
+struct MultirateStep {
+  Eigen::VectorXd dv_L;  ///< 3n: Δv^L_{0,m} on L vertices, zero elsewhere
+  /// Per region i: Δv^{S_i}_{0,r} for r = 1..m_i, each 3n with zeros outside S_i.
+  std::vector<std::vector<Eigen::VectorXd>> dv_S;
+};
+
+/// Wall time summed over steps, s.
+struct MultirateTimings {
+  double linearise = 0.0;  ///< K, D assembly and block extraction
+  double factor = 0.0;     ///< A^S factorisations, Schur complement and its factorisation
+  double solve = 0.0;      ///< forward substitutions and the H^LL* solve
+};
+
+class MultirateSolver {
+ public:
+  using Vector = Eigen::VectorXd;
+  using Sparse = Eigen::SparseMatrix<double>;
+
+  /// Throws std::invalid_argument naming the problem: m < 1, an empty region, a vertex
+  /// in two regions, two regions sharing a tet, a vertex index out of range.
+  MultirateSolver(const TetFemModel& model, std::vector<MultirateRegion> regions,
+                  const std::vector<bool>& fixed, MultirateSettings settings);
+  ~MultirateSolver();
+
+  /// One large step from positions x0 and velocities v0 (3n) under the constant
+  /// external force f_ext (3n), by the Schur complement and forward substitution.
+  void step(const Vector& x0, const Vector& v0, const Vector& f_ext, MultirateStep& out);
+  /// The same system (eq. 23) assembled whole and solved by sparse LU: the reference
+  /// for tests and the "direct" curve of the paper's Figure 3. `factor_seconds` and
+  /// `solve_seconds` receive the times of the two phases.
+  void step_direct(const Vector& x0, const Vector& v0, const Vector& f_ext, MultirateStep& out,
+                   double* factor_seconds = nullptr, double* solve_seconds = nullptr);
+
+  const std::vector<MultirateRegion>& regions() const { return regions_; }
+  const MultirateSettings& settings() const { return settings_; }
+  /// Vertices of L (neither fixed nor in a region).
+  const std::vector<Index>& large_vertices() const { return large_; }
+  /// Interface DOFs of L coupled to any region (sum of |J_i|).
+  std::size_t interface_dofs() const;
+  const MultirateTimings& timings() const { return timings_; }
+
+ private:
+  struct RegionData;
+  void linearise(const Vector& x0);
+  void factor();
+  /// Right-hand sides eq. 29–30 at (x0, v0): b^L, and per region a, k with
+  /// b_r^S = a − r k.
+  void rhs(const Vector& x0, const Vector& v0, const Vector& f_ext);
+
+  const TetFemModel& model_;
+  std::vector<MultirateRegion> regions_;
+  MultirateSettings settings_;
+  std::vector<int> group_;        ///< per vertex: -2 fixed, -1 L, i ≥ 0 region i
+  std::vector<Index> large_;
+  std::vector<Index> local_;      ///< per vertex: index within its group
+  std::vector<std::unique_ptr<RegionData>> data_;
+  Sparse K_, P_L_;                ///< full stiffness at the linearisation point; L selector
+  Sparse A_L_;                    ///< M^LL + h_L D^LL + h_L² K^LL
+  Sparse schur_;                  ///< H^LL*
+  Eigen::SparseLU<Sparse> schur_lu_;
+  Eigen::SimplicialLDLT<Sparse> schur_ldlt_;
+  Vector mass3_, f_int0_, b_L_, Kv_, Dv_;
+  bool linearised_ = false, factored_ = false;
+  MultirateTimings timings_;
+};
+
+}  // namespace clockwork

@@ -1,0 +1,135 @@
+#include "integrators/solid_source.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cassert>
+
+namespace clockwork {
+
+SolidSource::SolidSource(std::string body, std::vector<Index> vertices,
+                         std::shared_ptr<TetFemModel> model, std::vector<bool> fixed,
+                         const Vec3& gravity)
+    : body_(std::move(body)),
+      vertices_(std::move(vertices)),
+      model_(std::move(model)),
+      fixed_(std::move(fixed)) {
+  const std::size_t n = vertices_.size();
+  assert(model_->vertex_count() == n && fixed_.size() == n);
+  f_ext_.setZero(3 * n);
+  for (std::size_t a = 0; a < n; ++a) {
+    if (fixed_[a]) continue;
+    free_.push_back(static_cast<Index>(a));
+    f_ext_.segment<3>(3 * a) = model_->lumped_mass()[a] * gravity;
+  }
+  x_.resize(3 * n);
+  v_.resize(3 * n);
+}
+
+void SolidSource::use_backward_euler(double h, const BackwardEulerSettings& settings) {
+  h_ = h;
+  euler_ = std::make_unique<BackwardEuler>(*model_, settings);
+  multirate_.reset();
+}
+
+void SolidSource::use_multirate(std::vector<MultirateRegion> regions,
+                                const MultirateSettings& settings) {
+  h_ = settings.h_L;
+  multirate_ = std::make_unique<MultirateSolver>(*model_, std::move(regions), fixed_, settings);
+  euler_.reset();
+}
+
+std::string_view SolidSource::name() const {
+  return multirate_ ? "coarse:zhao" : "coarse:backward_euler";
+}
+
+void SolidSource::start(EventKind kind, Kernel& kernel, double t0) {
+  assert(h_ > 0.0);
+  if (multirate_) {
+    auto fine = std::make_unique<SolidFineSource>(*this);
+    fine->next_.assign(multirate_->regions().size(), 1);
+    fine_ = fine.get();
+    fine_kind_ = kernel.add_source(std::move(fine));
+    step_start_.assign(multirate_->regions().size(), t0);
+  }
+  kernel.schedule(kind, 0, t0);
+}
+
+void SolidSource::gather(const VertexState& state, double t) {
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    x_.segment<3>(3 * a) = state.position_at(vertices_[a], t);
+    v_.segment<3>(3 * a) = state.velocity(vertices_[a]);
+  }
+}
+
+void SolidSource::kick(Kernel& kernel, double t, const Eigen::VectorXd& dv,
+                       const std::vector<Index>& local) {
+  VertexState& state = kernel.state();
+  for (Index a : local) {
+    const Index g = vertices_[a];
+    state.sync(g, t);
+    state.velocity_ref(g) += dv.segment<3>(3 * a);
+    kernel.velocity_changed(g);
+  }
+}
+
+double SolidSource::process(EventSlot, double time, Kernel& kernel) {
+  gather(kernel.state(), time);
+  ++counters_.coarse_steps;
+  if (euler_) {
+    v_new_ = v_;
+    const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_);
+    counters_.newton_iterations += r.newton_iterations;
+    counters_.linear_iterations += r.linear_iterations;
+    if (!r.converged) {
+      ++counters_.unconverged;
+      spdlog::warn("{}: backward Euler step at t = {} s not converged after {} Newton "
+                   "iterations (|grad| {:.3g}); the last iterate is used",
+                   body_, time, r.newton_iterations, r.gradient_norm);
+    }
+    v_new_ -= v_;
+    kick(kernel, time, v_new_, free_);
+    return time + h_;
+  }
+  multirate_->step(x_, v_, f_ext_, step_);
+  kick(kernel, time, step_.dv_L, multirate_->large_vertices());
+  const auto& regions = multirate_->regions();
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);
+    step_start_[i] = time;
+    if (regions[i].m > 1) {
+      fine_->begin(static_cast<EventSlot>(i));
+      kernel.schedule(fine_kind_, static_cast<EventSlot>(i), time + h_ / regions[i].m);
+    }
+  }
+  return time + h_;
+}
+
+double SolidSource::potential_energy(const VertexState& state, double t) const {
+  Eigen::VectorXd x(3 * vertices_.size());
+  double gravity = 0.0;
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    x.segment<3>(3 * a) = state.position_at(vertices_[a], t);
+    gravity -= f_ext_.segment<3>(3 * a).dot(x.segment<3>(3 * a));
+  }
+  return model_->energy(x) + gravity;
+}
+
+int SolidFineSource::stencil_size(EventSlot slot) const {
+  return static_cast<int>(coarse_.multirate_->regions()[slot].vertices.size());
+}
+
+/// Substep r of region i applies Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20).
+double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
+  const MultirateRegion& region = coarse_.multirate_->regions()[slot];
+  const auto& dv = coarse_.step_.dv_S[slot];
+  const int r = next_[slot];
+  assert(r >= 1 && r < region.m);
+  dv_ = dv[r] - dv[r - 1];
+  coarse_.kick(kernel, time, dv_, region.vertices);
+  ++coarse_.counters_.fine_steps;
+  next_[slot] = r + 1;
+  if (r + 1 >= region.m) return kNever;
+  return coarse_.step_start_[slot] + (r + 1) * (coarse_.h_ / region.m);
+}
+
+}  // namespace clockwork

@@ -1,0 +1,106 @@
+#pragma once
+/// Tet solids in the kernel (DESIGN §4): a body's elastic forces, damping and gravity
+/// act through one *coarse step* event per large step, which solves the implicit
+/// system at the start of its interval ("everything is kick + drift": backward Euler's
+/// x_{n+1} = x_n + h v_{n+1} is "set v = v_{n+1} at t_n, then drift for h") and
+/// applies velocity *increments*, so contact impulses that landed in between are kept.
+///
+/// - Synchronous backward Euler (kind "coarse:backward_euler"): one step of h.
+/// - Zhao et al.'s multi-rate scheme (kind "coarse:zhao"): the coarse event applies
+///   Δv^L_{0,m} to L and Δv^S_{0,1} to every region, and schedules the region's fine
+///   events (kind "fine:zhao", one slot per region) at t_n + r h_S, r = 1..m−1, which
+///   apply Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20). Positions then follow
+///   eq. 21–22 exactly: S drifts h_S with each v^S_{r+1}, L drifts h_L with v^L_m.
+///
+/// The external force of a step is gravity on the lumped masses, held over the step.
+/// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
+/// velocity (zero, or a script's) enters the right-hand side.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/kernel.hpp"
+#include "integrators/backward_euler.hpp"
+#include "integrators/multirate_solver.hpp"
+
+namespace clockwork {
+
+struct SolidCounters {
+  std::uint64_t coarse_steps = 0;
+  std::uint64_t fine_steps = 0;
+  std::uint64_t newton_iterations = 0;  ///< backward Euler
+  std::uint64_t linear_iterations = 0;  ///< backward Euler with an iterative solver
+  std::uint64_t unconverged = 0;        ///< backward Euler steps at the Newton cap (logged)
+};
+
+class SolidFineSource;
+
+class SolidSource final : public EventSource {
+ public:
+  /// `vertices`: global indices of the model's vertices (local index = position);
+  /// `fixed`: per local vertex, prescribed (infinite mass in the kernel).
+  SolidSource(std::string body, std::vector<Index> vertices, std::shared_ptr<TetFemModel> model,
+              std::vector<bool> fixed, const Vec3& gravity);
+
+  /// Synchronous backward Euler with step h.
+  void use_backward_euler(double h, const BackwardEulerSettings& settings);
+  /// Zhao's scheme; region vertices are local indices. Throws std::invalid_argument
+  /// (from MultirateSolver) for bad regions.
+  void use_multirate(std::vector<MultirateRegion> regions, const MultirateSettings& settings);
+
+  /// Registers the fine-step source (multi-rate only) and schedules the first coarse
+  /// step at t0. Call after every vertex is in the kernel.
+  void start(EventKind kind, Kernel& kernel, double t0 = 0.0);
+
+  std::string_view name() const override;
+  int stencil_size(EventSlot) const override { return static_cast<int>(vertices_.size()); }
+  double process(EventSlot slot, double time, Kernel& kernel) override;
+  double potential_energy(const VertexState& state, double t) const override;
+
+  const TetFemModel& model() const { return *model_; }
+  const SolidCounters& counters() const { return counters_; }
+  double coarse_step() const { return h_; }
+  const MultirateSolver* multirate() const { return multirate_.get(); }
+  const std::vector<Index>& vertices() const { return vertices_; }
+
+ private:
+  friend class SolidFineSource;
+  void gather(const VertexState& state, double t);
+  /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
+  void kick(Kernel& kernel, double t, const Eigen::VectorXd& dv, const std::vector<Index>& local);
+
+  std::string body_;
+  std::vector<Index> vertices_;
+  std::shared_ptr<TetFemModel> model_;
+  std::vector<bool> fixed_;
+  std::vector<Index> free_;
+  Eigen::VectorXd f_ext_, x_, v_, v_new_;
+  double h_ = 0.0;
+  std::unique_ptr<BackwardEuler> euler_;
+  std::unique_ptr<MultirateSolver> multirate_;
+  MultirateStep step_;
+  EventKind fine_kind_ = 0;
+  SolidFineSource* fine_ = nullptr;
+  std::vector<double> step_start_;  ///< per region: t_n of the current large step
+  SolidCounters counters_;
+};
+
+/// The fine events of a multi-rate solid: slot i applies region i's substep increments.
+class SolidFineSource final : public EventSource {
+ public:
+  explicit SolidFineSource(SolidSource& coarse) : coarse_(coarse) {}
+  std::string_view name() const override { return "fine:zhao"; }
+  int stencil_size(EventSlot slot) const override;
+  double process(EventSlot slot, double time, Kernel& kernel) override;
+  /// Called by the coarse event: region i's next substep is r = 1.
+  void begin(EventSlot region) { next_[region] = 1; }
+
+ private:
+  friend class SolidSource;
+  SolidSource& coarse_;
+  std::vector<int> next_;          ///< per region: index r of the next substep
+  Eigen::VectorXd dv_;
+};
+
+}  // namespace clockwork

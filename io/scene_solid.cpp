@@ -1,0 +1,223 @@
+#include "io/scene_solid.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "io/scene_error.hpp"
+
+namespace clockwork {
+
+namespace {
+
+/// Runs `read`, turning a SceneError from a reader or validator into one at `field`.
+template <typename F>
+auto at_field(const JsonField& field, F&& read) {
+  try {
+    return read();
+  } catch (const SceneError& e) {
+    field.fail(e.what());
+  }
+}
+
+Vec3 box_corner(const JsonField& box, const char* key) { return box.at(key).vec3(); }
+
+/// Vertices inside {"min": [..], "max": [..]}; at least one.
+std::vector<Index> vertices_in_box(const JsonField& box, const TetMesh& mesh) {
+  box.expect_keys({"min", "max"});
+  const Vec3 lo = box_corner(box, "min"), hi = box_corner(box, "max");
+  if (!(lo.array() <= hi.array()).all()) box.fail("min must not exceed max");
+  std::vector<Index> out;
+  for (Index a = 0; a < mesh.vertices.size(); ++a)
+    if ((mesh.vertices[a].array() >= lo.array()).all() &&
+        (mesh.vertices[a].array() <= hi.array()).all())
+      out.push_back(a);
+  if (out.empty()) box.fail("contains no vertex of the mesh");
+  return out;
+}
+
+std::vector<Index> vertex_list(const JsonField& list, const TetMesh& mesh) {
+  if (list.array_size() == 0) list.fail("needs at least one vertex");
+  std::vector<Index> out;
+  const long long last = static_cast<long long>(mesh.vertices.size()) - 1;
+  for (std::size_t i = 0; i < list.array_size(); ++i)
+    out.push_back(static_cast<Index>(list[i].integer_in(0, last)));
+  return out;
+}
+
+}  // namespace
+
+bool is_tet_shape(const JsonField& shape) {
+  const auto type = shape.find("type");
+  if (!type || !type->raw().is_string()) return false;
+  const std::string t = type->raw().get<std::string>();
+  return t == "tet_bar" || t == "tet_sphere" || t == "tet_dinosaur" || t == "tet_dragon" ||
+         t == "tetgen" || t == "gmsh";
+}
+
+TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir) {
+  const std::string type = shape.at("type").choice(
+      {"tet_bar", "tet_sphere", "tet_dinosaur", "tet_dragon", "tetgen", "gmsh"});
+  TetMesh mesh;
+  if (type == "tet_bar") {
+    shape.expect_keys({"type", "origin", "cells", "cell"});
+    const JsonField cells = shape.at("cells");
+    if (cells.array_size() != 3) cells.fail("expected [nx, ny, nz]");
+    mesh = make_tet_bar(shape.at("origin").vec3(), static_cast<int>(cells[0].integer_in(1, 1024)),
+                        static_cast<int>(cells[1].integer_in(1, 1024)),
+                        static_cast<int>(cells[2].integer_in(1, 1024)), shape.at("cell").positive());
+  } else if (type == "tet_sphere") {
+    shape.expect_keys({"type", "center", "radius", "cells_per_diameter"});
+    mesh = make_tet_sphere(shape.at("center").vec3(), shape.at("radius").positive(),
+                           static_cast<int>(shape.at("cells_per_diameter").integer_in(2, 512)));
+  } else if (type == "tet_dinosaur" || type == "tet_dragon") {
+    shape.expect_keys({"type", "origin", "scale", "cell"});
+    const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+    const Vec3 origin = shape.at("origin").vec3();
+    const double cell = shape.at("cell").positive();
+    mesh = type == "tet_dragon" ? make_tet_dragon(origin, scale, cell)
+                                : make_tet_dinosaur(origin, scale, cell);
+  } else {
+    shape.expect_keys({"type", "file", "scale", "translate"});
+    const JsonField file = shape.at("file");
+    std::filesystem::path p(file.string());
+    if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
+    mesh = at_field(file, [&] { return type == "tetgen" ? read_tetgen(p.string()) : read_gmsh(p.string()); });
+    const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+    const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
+    for (Vec3& x : mesh.vertices) x = scale * x + t;
+  }
+  at_field(shape, [&] {
+    validate_tet_mesh(mesh, type);
+    return 0;
+  });
+  return mesh;
+}
+
+SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh) {
+  material.expect_keys({"model", "young", "poisson", "density", "rayleigh", "regions"});
+  SolidMaterial out;
+  out.kind = material.at("model").choice({"linear", "corotational"}) == "linear"
+                 ? FemKind::Linear
+                 : FemKind::Corotational;
+  const auto poisson = [](const JsonField& f) {
+    const double nu = f.number();
+    if (!(nu >= 0.0 && nu < 0.5)) f.fail("must be in [0, 0.5)");
+    return nu;
+  };
+  TetMaterial base{material.at("young").positive(), poisson(material.at("poisson")),
+                   material.at("density").positive()};
+  std::vector<TetMaterial> per_region(mesh.region_names.size(), base);
+  if (auto r = material.find("regions")) {
+    if (!r->raw().is_object()) r->fail("expected an object {region name: {young, poisson, density}}");
+    for (const auto& [name, value] : r->raw().items()) {
+      const JsonField f = r->at(name);
+      const int region = at_field(f, [&] { return find_region(mesh, name, "the mesh"); });
+      f.expect_keys({"young", "poisson", "density"});
+      TetMaterial& m = per_region[region];
+      if (auto y = f.find("young")) m.young = y->positive();
+      if (auto p = f.find("poisson")) m.poisson = poisson(*p);
+      if (auto d = f.find("density")) m.density = d->positive();
+    }
+  }
+  out.per_tet.resize(mesh.tets.size());
+  for (std::size_t t = 0; t < mesh.tets.size(); ++t) out.per_tet[t] = per_region[mesh.tet_region[t]];
+  if (auto d = material.find("rayleigh")) {
+    d->expect_keys({"alpha", "beta"});
+    if (auto a = d->find("alpha")) out.rayleigh_alpha = a->non_negative();
+    if (auto b = d->find("beta")) out.rayleigh_beta = b->non_negative();
+  }
+  return out;
+}
+
+std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh) {
+  std::vector<bool> fixed(mesh.vertices.size(), false);
+  std::vector<Index> list;
+  if (pins.raw().is_object()) {
+    pins.expect_keys({"box"});
+    list = vertices_in_box(pins.at("box"), mesh);
+  } else {
+    list = vertex_list(pins, mesh);
+  }
+  for (Index a : list) fixed[a] = true;
+  return fixed;
+}
+
+void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
+                           const SolidMaterial& material, SolidSource& source) {
+  const std::string integrator = body.at("integrator").choice({"backward_euler", "zhao"});
+  const char* other = integrator == "zhao" ? "backward_euler" : "zhao";
+  if (body.has(other))
+    body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
+  const JsonField f = body.at(integrator);
+  if (integrator == "backward_euler") {
+    f.expect_keys({"h", "max_newton", "tolerance", "linear_solver", "definiteness",
+                   "cg_tolerance"});
+    BackwardEulerSettings s;
+    s.rayleigh_alpha = material.rayleigh_alpha;
+    s.rayleigh_beta = material.rayleigh_beta;
+    if (auto m = f.find("max_newton")) s.max_newton = static_cast<int>(m->integer_in(1, 10000));
+    if (auto t = f.find("tolerance")) s.tolerance = t->positive();
+    if (auto t = f.find("cg_tolerance")) s.cg_tolerance = t->positive();
+    if (auto l = f.find("linear_solver")) {
+      const std::string k = l->choice({"cholesky", "cg", "pcg_jacobi", "pcg_ic"});
+      s.linear = k == "cholesky" ? LinearSolverKind::Cholesky
+                 : k == "cg"     ? LinearSolverKind::CG
+                 : k == "pcg_jacobi" ? LinearSolverKind::PcgJacobi
+                                     : LinearSolverKind::PcgIncompleteCholesky;
+    }
+    if (auto d = f.find("definiteness")) {
+      const std::string k = d->choice({"clamp", "regularize", "none"});
+      s.fix = k == "clamp" ? DefinitenessFix::LocalClamp
+              : k == "regularize" ? DefinitenessFix::GlobalRegularization
+                                  : DefinitenessFix::None;
+    }
+    source.use_backward_euler(f.at("h").positive(), s);
+    return;
+  }
+  f.expect_keys({"h_L", "regions", "symmetric"});
+  MultirateSettings s;
+  s.h_L = f.at("h_L").positive();
+  s.rayleigh_alpha = material.rayleigh_alpha;
+  s.rayleigh_beta = material.rayleigh_beta;
+  if (auto sym = f.find("symmetric")) s.symmetric_schur = sym->boolean();
+  const JsonField list = f.at("regions");
+  if (list.array_size() == 0) list.fail("needs at least one small-step region");
+  std::vector<MultirateRegion> regions;
+  for (std::size_t i = 0; i < list.array_size(); ++i) {
+    const JsonField r = list[i];
+    r.expect_keys({"name", "regions", "vertices", "box", "m"});
+    MultirateRegion reg;
+    const JsonField m = r.at("m");
+    if (!m.raw().is_number_integer() || m.raw().get<long long>() < 1)
+      m.fail("m (h_L / h_S) must be a positive integer");
+    reg.m = static_cast<int>(m.integer_in(1, 1000000));
+    const int given = int(r.has("regions")) + int(r.has("vertices")) + int(r.has("box"));
+    if (given != 1) r.fail("give exactly one of \"regions\" (mesh region names), \"vertices\" or \"box\"");
+    if (auto names = r.find("regions")) {
+      if (names->array_size() == 0) names->fail("needs at least one region name");
+      std::vector<int> ids;
+      for (std::size_t k = 0; k < names->array_size(); ++k) {
+        const JsonField nk = (*names)[k];
+        const std::string name = nk.string();
+        ids.push_back(at_field(nk, [&] { return find_region(mesh, name, "the mesh"); }));
+      }
+      reg.vertices = region_vertices(mesh, ids);
+      reg.name = names->raw().dump();
+    } else if (auto v = r.find("vertices")) {
+      reg.vertices = vertex_list(*v, mesh);
+    } else {
+      reg.vertices = vertices_in_box(r.at("box"), mesh);
+    }
+    reg.name = r.has("name") ? r.at("name").string() : fmt::format("S{}", i + 1);
+    regions.push_back(std::move(reg));
+  }
+  try {
+    source.use_multirate(std::move(regions), s);
+  } catch (const std::invalid_argument& e) {
+    list.fail(e.what());
+  }
+}
+
+}  // namespace clockwork

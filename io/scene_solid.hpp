@@ -1,0 +1,39 @@
+#pragma once
+/// Tet-solid bodies in scenes (docs/scene-format.md "Solids"): tet shapes, per-region
+/// materials, pins, and the coarse-step integrators (synchronous backward Euler,
+/// Zhao et al.'s multi-rate scheme).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "integrators/solid_source.hpp"
+#include "io/json_reader.hpp"
+#include "io/tet_mesh.hpp"
+
+namespace clockwork {
+
+/// Whether a body's `shape` is a tet shape (type tet_bar, tet_sphere, tet_dinosaur,
+/// tet_dragon, tetgen or gmsh).
+bool is_tet_shape(const JsonField& shape);
+
+/// Reads and validates a tet shape; relative file paths resolve against `base_dir`.
+TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir);
+
+struct SolidMaterial {
+  FemKind kind = FemKind::Linear;
+  std::vector<TetMaterial> per_tet;
+  double rayleigh_alpha = 0.0, rayleigh_beta = 0.0;
+};
+/// `material`: model, young, poisson, density, rayleigh, and per-region overrides.
+SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh);
+
+/// `pins`: vertex indices, or {"box": {"min": [..], "max": [..]}} (every vertex inside,
+/// at least one). Returns per-vertex flags.
+std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh);
+
+/// Sets the body's integrator from `integrator` and its settings object
+/// (`backward_euler` or `zhao`); errors name the field.
+void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
+                           const SolidMaterial& material, SolidSource& source);
+
+}  // namespace clockwork
