@@ -128,8 +128,7 @@ TEST_CASE("validate_tet_mesh accepts the 5-tet cube and names every defect") {
   TetMesh m = good;
   std::swap(m.tets[1][0], m.tets[1][1]);
   CHECK_THROWS_WITH_AS(validate_tet_mesh(m, "cube"),
-                       "cube: tet 1 (2 3 1 7): inverted, volume -0.16666666666666666",
-                       SceneError);
+                       "cube: tet 1 (2 3 1 7): inverted, volume -0.16666666666666666", SceneError);
   m = good;
   m.vertices[4] = Vec3(0.5, 0.5, 0);  // tet 0's apex into its base plane z = 0
   CHECK_THROWS_WITH_AS(validate_tet_mesh(m, "cube"), "cube: tet 0 (0 1 2 4): degenerate, volume 0",
@@ -284,7 +283,9 @@ TEST_CASE("dragon: Zhao's Table 1 sizes and nested region fractions, one closed 
   const TetMesh big = make_tet_dragon(Vec3(1, 2, 3), 2.0, 2 * kDragonCell);
   CHECK(big.tets == m.tets);
   CHECK(big.vertices[7].isApprox(Vec3(1, 2, 3) + 2 * m.vertices[7]));
-  CHECK(error_of([] { make_tet_dragon(Vec3::Zero(), 1.0, 0.3); }).find("make_tet_dragon: cell 0.3") == 0);
+  CHECK(error_of([] {
+          make_tet_dragon(Vec3::Zero(), 1.0, 0.3);
+        }).find("make_tet_dragon: cell 0.3") == 0);
 }
 
 TEST_CASE("read_tetgen: the 5-tet cube, 1-based, comments, regions, orientation fixed") {
@@ -335,13 +336,11 @@ TEST_CASE("tet readers: bad input is named by file, line and value") {
   CHECK(ele("1 4 1\n0 0 1 2 3 1.5\n") ==
         base + ".ele:2: the region attribute must be an integer, got 1.5");
   std::ofstream(base + ".node") << "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n";
-  CHECK(ele("1 4 0\n\n0 0 1 2 3\n") ==
-        base + ".ele:3: degenerate tet (0 1 2 3), got volume 0");
+  CHECK(ele("1 4 0\n\n0 0 1 2 3\n") == base + ".ele:3: degenerate tet (0 1 2 3), got volume 0");
   std::ofstream(base + ".node") << "4 3 0 0\n0 0 0 0\n1 nan 0 0\n2 0 1 0\n3 0 0 1\n";
   CHECK(ele("1 4 0\n0 0 1 2 3\n") == base + ".node:3: x is not a finite number, got 'nan'");
   std::ofstream(base + ".node") << "4 3 0 0\n2 0 0 0\n";
-  CHECK(ele("1 4 0\n0 0 1 2 3\n") ==
-        base + ".node:2: the first point index must be 0 or 1, got 2");
+  CHECK(ele("1 4 0\n0 0 1 2 3\n") == base + ".node:2: the first point index must be 0 or 1, got 2");
   std::ofstream(base + ".node") << "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n";
   CHECK(ele("1 4 0\n0 0 1 2 3\n") == base + ".node/.ele: vertex 4 is used by no tet");
   CHECK(error_of([] { read_tetgen("/nonexistent/mesh"); }) ==
@@ -356,14 +355,16 @@ TEST_CASE("tet readers: bad input is named by file, line and value") {
   auto [path, error] = msh("$MeshFormat\n3.0 0 8\n$EndMeshFormat\n");
   CHECK(error == path + ":2: unsupported .msh version (2.2 or 4.1 are read), got 3.0");
   std::tie(path, error) = msh("$MeshFormat\n4.1 1 8\n$EndMeshFormat\n");
-  CHECK(error == path + ":2: binary .msh files are not supported (save as ASCII), file-type, got 1");
+  CHECK(error ==
+        path + ":2: binary .msh files are not supported (save as ASCII), file-type, got 1");
   std::tie(path, error) = msh(format + "$Nodes\n2\n1 0 0 0\n");
   CHECK(error == path + ":6: truncated file, expected node 2 of 2, got end of file");
   std::tie(path, error) = msh(format +
                               "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
                               "$Elements\n1\n1 4 0 1 2 3 9\n$EndElements\n");
   CHECK(error == path + ":13: unknown node tag, got 9");
-  std::tie(path, error) = msh(format + "$Nodes\n1\n1 0 0 0\n$EndNodes\n$Elements\n0\n$EndElements\n");
+  std::tie(path, error) =
+      msh(format + "$Nodes\n1\n1 0 0 0\n$EndNodes\n$Elements\n0\n$EndElements\n");
   CHECK(error == path + ": no 4-node tetrahedra (element type 4)");
   std::tie(path, error) = msh("$Nodes\n");
   CHECK(error == path + ":1: a .msh file starts with $MeshFormat, got '$Nodes'");
