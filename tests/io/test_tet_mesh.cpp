@@ -199,7 +199,7 @@ TEST_CASE("bar: counts, exact volume, closed boundary, one component") {
                        "make_tet_bar: cell must be > 0, got -0.1", std::invalid_argument);
 }
 
-TEST_CASE("sphere: volume converges to 4/3 π r³ within the voxel bound; closed ball") {
+TEST_CASE("sphere: volume converges to 4/3 π r³ within the voxel bound, closed ball") {
   // Every voxel with its centre in the ball lies within r + δ of the centre, and every
   // point within r − δ lies in such a voxel (δ = √3 h / 2, the half-diagonal), so
   // |V_h − 4/3 π r³| <= 4/3 π ((r + δ)³ − r³) ~ 4π r² δ: first order in h. Over- and
