@@ -97,8 +97,8 @@ int find_region(const TetMesh& mesh, const std::string& name, const std::string&
   if (it == mesh.region_names.end()) {
     std::string existing;
     for (const auto& n : mesh.region_names) existing += (existing.empty() ? "" : ", ") + n;
-    throw SceneError(fmt::format("{}: no region '{}' in the tet mesh (regions: {})", source,
-                                 name, existing));
+    throw SceneError(
+        fmt::format("{}: no region '{}' in the tet mesh (regions: {})", source, name, existing));
   }
   return static_cast<int>(it - mesh.region_names.begin());
 }

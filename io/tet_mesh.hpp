@@ -63,15 +63,14 @@ TetMesh make_tet_sphere(const Vec3& center, double radius, int cells_per_diamete
 TetMesh make_tet_dinosaur(const Vec3& origin, double scale = 1.0, double cell = 0.04);
 inline constexpr double kDragonCell = 0.029;
 /// The dragon's regions from the head back, for nested_region_vertex_counts.
-inline const std::vector<std::string> kDragonRegionOrder = {"jaw", "head", "neck", "front",
-                                                             "body"};
+inline const std::vector<std::string> kDragonRegionOrder = {"jaw", "head", "neck", "front", "body"};
 /// A voxel dragon (regions "body", "front", "neck", "head", "jaw", partitioning the
 /// tets so that jaw ⊂ jaw+head ⊂ … grows from ~6% of the vertices to all), at the
 /// default resolution about 2.7k vertices and 8k tets (Zhao et al. Table 1's dragon:
-/// 2717 vertices, 8252 tets). About 1.45 m long at scale 1 (x forward, z up, feet at origin.z). At the default
-/// cell: 2831 vertices, 10206 tets; nested regions jaw 160 (5.7%), +head 576 (20.3%),
-/// +neck 899 (31.8%), +front 1754 (62.0%), +body 2831 (Zhao: 156, 574, 814, 1403 or
-/// 1904, 2717).
+/// 2717 vertices, 8252 tets). About 1.45 m long at scale 1 (x forward, z up, feet at
+/// origin.z). At the default cell: 2831 vertices, 10206 tets; nested regions jaw 160
+/// (5.7%), +head 576 (20.3%), +neck 899 (31.8%), +front 1754 (62.0%), +body 2831
+/// (Zhao: 156, 574, 814, 1403 or 1904, 2717).
 TetMesh make_tet_dragon(const Vec3& origin, double scale = 1.0, double cell = kDragonCell);
 
 // --- readers (throw SceneError naming the file and line) ---------------------------

@@ -71,7 +71,7 @@ class LineReader {
   }
   long long count(std::size_t k, std::string_view what) const {
     const long long n = integer(k, what);
-    if (n < 0 || n > 100'000'000) fail(fmt::format("{} out of range 0..1e8", what), t_(k));
+    if (n < 0 || n > 100'000'000) fail(fmt::format("{} out of range 0..1e8", what), tokens_[k]);
     return n;
   }
   double real(std::size_t k, std::string_view what) const {
@@ -84,8 +84,6 @@ class LineReader {
   }
 
  private:
-  std::string t_(std::size_t k) const { return tokens_[k]; }
-
   std::string path_;
   std::ifstream in_;
   bool strip_comments_;
@@ -276,7 +274,8 @@ void read_nodes(GmshData& d, LineReader& in) {
     const long long n = in.count(0, "number of nodes");
     for (long long i = 0; i < n; ++i) {
       in.expect(fmt::format("node {} of {}", i + 1, n));
-      add_node(d, in, in.integer(0, "node tag"), {in.real(1, "x"), in.real(2, "y"), in.real(3, "z")});
+      add_node(d, in, in.integer(0, "node tag"),
+               {in.real(1, "x"), in.real(2, "y"), in.real(3, "z")});
     }
   } else {
     const long long blocks = in.count(0, "number of node blocks");
@@ -389,8 +388,8 @@ TetMesh read_gmsh(const std::string& path) {
     for (int k = 0; k < 4; ++k) {
       const auto it = d.node_index.find(d.tets[t][k]);
       if (it == d.node_index.end())
-        throw SceneError(fmt::format("{}:{}: unknown node tag, got {}", path, d.tet_lines[t],
-                                     d.tets[t][k]));
+        throw SceneError(
+            fmt::format("{}:{}: unknown node tag, got {}", path, d.tet_lines[t], d.tets[t][k]));
       Index& v = vertex[it->second];
       if (v == ~Index{0}) {
         v = static_cast<Index>(mesh.vertices.size());

@@ -27,8 +27,8 @@ void require(bool ok, const char* who, const char* name, double value, const cha
 struct Part {
   enum class Kind { box, ellipsoid, capsule };
   Kind kind;
-  Vec3 a, b;  ///< box: lowest and highest corner; ellipsoid: centre and semi-axes;
-              ///< capsule: the ends of its axis
+  Vec3 a, b;              ///< box: lowest and highest corner; ellipsoid: centre and semi-axes;
+                          ///< capsule: the ends of its axis
   double ra = 0, rb = 0;  ///< capsule: radius at a and at b (linear taper)
   int region = 0;
 
@@ -55,8 +55,12 @@ struct Part {
       hi = hi.cwiseMax(h);
     };
     switch (kind) {
-      case Kind::box: grow(a, b); break;
-      case Kind::ellipsoid: grow(a - b, a + b); break;
+      case Kind::box:
+        grow(a, b);
+        break;
+      case Kind::ellipsoid:
+        grow(a - b, a + b);
+        break;
       case Kind::capsule: {
         const Vec3 r = Vec3::Constant(std::max(ra, rb));
         grow(a.cwiseMin(b) - r, a.cwiseMax(b) + r);
@@ -176,15 +180,16 @@ void make_well_composed(VoxelGrid& g) {
 TetMesh tetrahedralize(const VoxelGrid& g, std::vector<std::string> names, const char* who) {
   const int pieces = voxel_pieces(g);
   if (pieces != 1)
-    throw std::invalid_argument(fmt::format(
-        "{}: cell {} gives {} face-connected pieces of voxels, need exactly 1", who, g.cell, pieces));
+    throw std::invalid_argument(
+        fmt::format("{}: cell {} gives {} face-connected pieces of voxels, need exactly 1", who,
+                    g.cell, pieces));
   std::vector<std::size_t> per_region(names.size(), 0);
   for (const int l : g.label)
     if (l >= 0) ++per_region[l];
   for (std::size_t r = 0; r < names.size(); ++r)
     if (per_region[r] == 0)
-      throw std::invalid_argument(
-          fmt::format("{}: cell {} is too coarse, region '{}' has no voxel", who, g.cell, names[r]));
+      throw std::invalid_argument(fmt::format("{}: cell {} is too coarse, region '{}' has no voxel",
+                                              who, g.cell, names[r]));
 
   const int px = g.n[0] + 1, py = g.n[1] + 1, pz = g.n[2] + 1;
   const auto point = [&](int i, int j, int k) {
@@ -196,7 +201,8 @@ TetMesh tetrahedralize(const VoxelGrid& g, std::vector<std::string> names, const
     for (int j = 0; j < g.n[1]; ++j)
       for (int i = 0; i < g.n[0]; ++i)
         if (g.label[g.voxel(i, j, k)] >= 0)
-          for (int c = 0; c < 8; ++c) vertex[point(i + (c & 1), j + (c >> 1 & 1), k + (c >> 2))] = 0;
+          for (int c = 0; c < 8; ++c)
+            vertex[point(i + (c & 1), j + (c >> 1 & 1), k + (c >> 2))] = 0;
   TetMesh mesh;
   for (int k = 0; k < pz; ++k)
     for (int j = 0; j < py; ++j)
@@ -232,8 +238,8 @@ TetMesh tetrahedralize(const VoxelGrid& g, std::vector<std::string> names, const
 
 /// Voxelises the union of `parts` (model coordinates, mapped to origin + scale · p):
 /// a voxel takes the region of the first part that contains its centre.
-TetMesh voxelize(const std::vector<Part>& parts, std::vector<std::string> names,
-                 const Vec3& origin, double scale, double cell, const char* who) {
+TetMesh voxelize(const std::vector<Part>& parts, std::vector<std::string> names, const Vec3& origin,
+                 double scale, double cell, const char* who) {
   require(scale > 0.0 && std::isfinite(scale), who, "scale", scale, "must be > 0");
   require(cell > 0.0 && std::isfinite(cell), who, "cell", cell, "must be > 0");
   Vec3 lo = Vec3::Constant(INFINITY), hi = Vec3::Constant(-INFINITY);
@@ -275,8 +281,8 @@ TetMesh make_tet_bar(const Vec3& origin, int nx, int ny, int nz, double cell) {
 TetMesh make_tet_sphere(const Vec3& center, double radius, int cells_per_diameter) {
   const char* who = "make_tet_sphere";
   require(radius > 0.0 && std::isfinite(radius), who, "radius", radius, "must be > 0");
-  require(cells_per_diameter >= 2 && cells_per_diameter <= 1000, who, "cells_per_diameter",
-          cells_per_diameter, "must be in 2..1000");
+  require(cells_per_diameter >= 2 && cells_per_diameter <= 400, who, "cells_per_diameter",
+          cells_per_diameter, "must be in 2..400");
   const int n = cells_per_diameter + 2;  // one empty layer each side
   const double cell = 2.0 * radius / cells_per_diameter;
   VoxelGrid g = make_grid(center - Vec3::Constant(radius + cell), cell, {n, n, n});
