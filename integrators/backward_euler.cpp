@@ -79,8 +79,8 @@ void build_reduced_pattern(const Sparse& K, const std::vector<bool>& fixed, std:
 
 }  // namespace
 
-BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io,
-                                        const Vector& f_ext, const std::vector<bool>& fixed) {
+BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, const Vector& f_ext,
+                                        const std::vector<bool>& fixed) {
   const std::size_t n = model_.vertex_count();
   const auto N = static_cast<Eigen::Index>(3 * n);
   if (!(h > 0.0) || !std::isfinite(h))
@@ -137,8 +137,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io,
     for (Eigen::Index r = 0; r < nr; ++r) {
       const int i = w.full_of[r];
       const double inertia = w.mass[i] * (u[i] - w.hv[i]);
-      const double damping =
-          h * (alpha * w.mass[i] * u[i] + (beta != 0.0 ? beta * w.K0u[i] : 0.0));
+      const double damping = h * (alpha * w.mass[i] * u[i] + (beta != 0.0 ? beta * w.K0u[i] : 0.0));
       w.g_free[r] = inertia + h * h * (w.f_int[i] - f_ext[i]) + damping;
       if (measure) {
         parts[0] += inertia * inertia;
@@ -167,14 +166,14 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io,
       if (w.value_map[k] >= 0)
         H[w.value_map[k]] =
             h * h * w.K.valuePtr()[k] + (beta != 0.0 ? h * beta * w.K0.valuePtr()[k] : 0.0);
-    for (Eigen::Index r = 0; r < nr; ++r) H[w.diagonal[r]] += (1.0 + h * alpha) * w.mass[w.full_of[r]];
+    for (Eigen::Index r = 0; r < nr; ++r)
+      H[w.diagonal[r]] += (1.0 + h * alpha) * w.mass[w.full_of[r]];
 
     bool factored = false;
     if (s.fix == DefinitenessFix::GlobalRegularization) {
       // Lecture notes, "Definiteness-fix, Opt 1": H + μI, μ ×10 until Cholesky succeeds.
       double largest = 0.0;
-      for (Eigen::Index r = 0; r < nr; ++r)
-        largest = std::max(largest, std::abs(H[w.diagonal[r]]));
+      for (Eigen::Index r = 0; r < nr; ++r) largest = std::max(largest, std::abs(H[w.diagonal[r]]));
       double mu = 0.0;
       while (!(factored = w.solver.try_cholesky(w.H))) {
         const double next = mu == 0.0 ? 1e-6 * largest : 10.0 * mu;
@@ -206,7 +205,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io,
     }
     // Backtracking line search, Armijo condition g(u + t d) ≤ g(u) + c t ∇gᵀd.
     const double slope = -w.g_free.dot(w.d_free);  // g_free holds −∇g here
-    if (!(slope < 0.0)) break;                      // not a descent direction (fix None)
+    if (!(slope < 0.0)) break;                     // not a descent direction (fix None)
     const double noise = 1e-13 * magnitude;
     double t = 1.0;
     bool accepted = false;

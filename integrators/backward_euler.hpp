@@ -38,12 +38,12 @@ enum class DefinitenessFix { None, GlobalRegularization, LocalClamp };
 struct BackwardEulerSettings {
   LinearSolverKind linear = LinearSolverKind::Cholesky;
   DefinitenessFix fix = DefinitenessFix::LocalClamp;
-  int max_newton = 50;             ///< 1: the linearised step (Zhao eq. 5)
-  double tolerance = 1e-9;         ///< on ||∇g|| relative to the scale above
-  double cg_tolerance = 1e-12;     ///< relative residual of the iterative solvers
+  int max_newton = 50;          ///< 1: the linearised step (Zhao eq. 5)
+  double tolerance = 1e-9;      ///< on ||∇g|| relative to the scale above
+  double cg_tolerance = 1e-12;  ///< relative residual of the iterative solvers
   int cg_max_iterations = 10000;
-  double rayleigh_alpha = 0.0;     ///< 1/s
-  double rayleigh_beta = 0.0;      ///< s
+  double rayleigh_alpha = 0.0;  ///< 1/s
+  double rayleigh_beta = 0.0;   ///< s
 };
 
 struct BackwardEulerReport {
@@ -53,8 +53,8 @@ struct BackwardEulerReport {
   /// A factorisation failed (fix None with an indefinite Hessian, or μ grew past 1e30
   /// times the diagonal): the step was abandoned and x, v are unchanged.
   bool factorization_failed = false;
-  int regularizations = 0;    ///< GlobalRegularization: failed factorisations (μ raised)
-  double regularization = 0;  ///< the largest μ added to the Hessian's diagonal (0: none)
+  int regularizations = 0;     ///< GlobalRegularization: failed factorisations (μ raised)
+  double regularization = 0;   ///< the largest μ added to the Hessian's diagonal (0: none)
   double gradient_norm = 0.0;  ///< ||∇g|| over the free unknowns at the returned state
   double threshold = 0.0;      ///< the convergence bound it was measured against
 };

@@ -7,8 +7,8 @@ namespace clockwork {
 
 namespace {
 template <typename Preconditioner>
-using Cg = Eigen::ConjugateGradient<SparseSpdSolver::Sparse, Eigen::Lower | Eigen::Upper,
-                                    Preconditioner>;
+using Cg =
+    Eigen::ConjugateGradient<SparseSpdSolver::Sparse, Eigen::Lower | Eigen::Upper, Preconditioner>;
 }  // namespace
 
 struct SparseSpdSolver::Impl {
@@ -59,10 +59,14 @@ bool SparseSpdSolver::factorize(const Sparse& A) {
     return cg.info() == Eigen::Success;
   };
   switch (kind_) {
-    case LinearSolverKind::Cholesky: return try_cholesky(A);
-    case LinearSolverKind::CG: return prepare(impl_->cg);
-    case LinearSolverKind::PcgJacobi: return prepare(impl_->jacobi);
-    case LinearSolverKind::PcgIncompleteCholesky: return prepare(impl_->ichol);
+    case LinearSolverKind::Cholesky:
+      return try_cholesky(A);
+    case LinearSolverKind::CG:
+      return prepare(impl_->cg);
+    case LinearSolverKind::PcgJacobi:
+      return prepare(impl_->jacobi);
+    case LinearSolverKind::PcgIncompleteCholesky:
+      return prepare(impl_->ichol);
   }
   return false;
 }
@@ -73,10 +77,15 @@ int SparseSpdSolver::solve(const Vector& b, Vector& x) {
     return static_cast<int>(cg.iterations());
   };
   switch (kind_) {
-    case LinearSolverKind::Cholesky: x = impl_->llt.solve(b); return 0;
-    case LinearSolverKind::CG: return run(impl_->cg);
-    case LinearSolverKind::PcgJacobi: return run(impl_->jacobi);
-    case LinearSolverKind::PcgIncompleteCholesky: return run(impl_->ichol);
+    case LinearSolverKind::Cholesky:
+      x = impl_->llt.solve(b);
+      return 0;
+    case LinearSolverKind::CG:
+      return run(impl_->cg);
+    case LinearSolverKind::PcgJacobi:
+      return run(impl_->jacobi);
+    case LinearSolverKind::PcgIncompleteCholesky:
+      return run(impl_->ichol);
   }
   return 0;
 }

@@ -57,7 +57,8 @@ SignedSvd signed_svd(const Mat3& F) {
 }  // namespace
 
 std::pair<double, double> lame_3d(double young, double poisson) {
-  return {young / (2.0 * (1.0 + poisson)), young * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson))};
+  return {young / (2.0 * (1.0 + poisson)),
+          young * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson))};
 }
 
 double signed_volume(const StencilPositions<4>& x) { return edge_matrix(x).determinant() / 6.0; }
@@ -82,9 +83,9 @@ LinearTet LinearTet::from_rest(const StencilPositions<4>& rest, double young, do
   t.rest = rest;
   for (int a = 0; a < 4; ++a)
     for (int c = 0; c < 4; ++c)
-      t.K.block<3, 3>(3 * a, 3 * c) =
-          volume * (mu * b.col(a).dot(b.col(c)) * Mat3::Identity() +
-                    mu * b.col(c) * b.col(a).transpose() + lambda * b.col(a) * b.col(c).transpose());
+      t.K.block<3, 3>(3 * a, 3 * c) = volume * (mu * b.col(a).dot(b.col(c)) * Mat3::Identity() +
+                                                mu * b.col(c) * b.col(a).transpose() +
+                                                lambda * b.col(a) * b.col(c).transpose());
   return t;
 }
 

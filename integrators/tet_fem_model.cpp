@@ -44,7 +44,8 @@ struct TetFemModel::Impl {
     return p;
   }
   double value(const Vector& x, std::size_t e) const {
-    return kind == FemKind::Linear ? linear[e].value(gather(x, e)) : corotational[e].value(gather(x, e));
+    return kind == FemKind::Linear ? linear[e].value(gather(x, e))
+                                   : corotational[e].value(gather(x, e));
   }
   StencilVector<4> gradient(const Vector& x, std::size_t e) const {
     return kind == FemKind::Linear ? linear[e].gradient(gather(x, e))

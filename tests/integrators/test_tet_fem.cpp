@@ -3,8 +3,8 @@
 // projection, lumped mass, and thread-count independence.
 #include <doctest/doctest.h>
 
-#include <Eigen/Geometry>
 #include <tbb/global_control.h>
+#include <Eigen/Geometry>
 
 #include "integrators/tet_fem.hpp"
 #include "tests/support/finite_difference.hpp"
@@ -83,8 +83,8 @@ TEST_CASE("linear and corotational tets: gradient and Hessian match finite diffe
     // Strongly rotated and stretched: rotation × diag(1.8, 0.6, 1.2) × shear.
     Mat3 A = Vec3(1.8, 0.6, 1.2).asDiagonal();
     A(0, 1) = 0.4;
-    const StencilPositions<4> y = transformed(perturbed(X, 0.05, seed + 10),
-                                              random_rotation(seed) * A, Vec3(3.0, -1.0, 2.0));
+    const StencilPositions<4> y =
+        transformed(perturbed(X, 0.05, seed + 10), random_rotation(seed) * A, Vec3(3.0, -1.0, 2.0));
     check_derivatives(co, y);
   }
 }
@@ -94,8 +94,8 @@ TEST_CASE("corotational: derivatives also hold for an inverted element (signed S
   const CorotationalTet co = CorotationalTet::from_rest(X, kYoung, kPoisson);
   StencilPositions<4> x = X;
   // Push vertex 3 through the opposite face: det F < 0.
-  x.col(3) = X.col(0) + 0.1 * (X.col(1) - X.col(0)) + 0.2 * (X.col(2) - X.col(0)) +
-             Vec3(0.05, 0.1, -0.4);
+  x.col(3) =
+      X.col(0) + 0.1 * (X.col(1) - X.col(0)) + 0.2 * (X.col(2) - X.col(0)) + Vec3(0.05, 0.1, -0.4);
   const Mat3 F = deformation_gradient(co, x);
   REQUIRE(F.determinant() < 0.0);
   const Mat3 R = polar_rotation(F);
@@ -143,7 +143,8 @@ TEST_CASE("corotational: energy and force vanish at rest and under any rigid mot
   }
 }
 
-TEST_CASE("corotational Hessian tends to the linear K at rest, to first order in the displacement") {
+TEST_CASE(
+    "corotational Hessian tends to the linear K at rest, to first order in the displacement") {
   const StencilPositions<4> X = rest_tet(1.0);
   const LinearTet lin = LinearTet::from_rest(X, kYoung, kPoisson);
   const CorotationalTet co = CorotationalTet::from_rest(X, kYoung, kPoisson);
@@ -174,7 +175,8 @@ TEST_CASE("PSD projection clamps the negative eigenvalues of a compressed elemen
   CHECK(eP.eigenvalues()[0] >= -1e-12 * H.norm());
   // Non-negative eigenvalues and eigenvectors are kept: P − H has the negative part only.
   const Eigen::VectorXd neg = eH.eigenvalues().cwiseMin(0.0);
-  const StencilMatrix<4> expected = H - eH.eigenvectors() * neg.asDiagonal() * eH.eigenvectors().transpose();
+  const StencilMatrix<4> expected =
+      H - eH.eigenvectors() * neg.asDiagonal() * eH.eigenvectors().transpose();
   CHECK((P - expected).norm() <= 1e-12 * H.norm());
   // At rest the Hessian is PSD already: unchanged.
   CHECK((co.hessian(X, true) - co.hessian(X)).norm() <= 1e-12 * H.norm());
@@ -216,7 +218,8 @@ TEST_CASE("TetFemModel: lumped mass, per-tet materials and assembled derivatives
     }
     CHECK(model.energy(xf) == doctest::Approx(sum).epsilon(1e-14));
     for (std::uint64_t seed = 1; seed <= 3; ++seed)
-      check_derivatives(ModelTerm<8>{&model}, perturbed(StencilPositions<8>(X.reshaped(3, 8)), 0.08, seed));
+      check_derivatives(ModelTerm<8>{&model},
+                        perturbed(StencilPositions<8>(X.reshaped(3, 8)), 0.08, seed));
   }
 }
 

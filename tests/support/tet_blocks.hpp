@@ -16,11 +16,14 @@ struct TetBlock {
 
 inline TetBlock tet_block(int nx, int ny, int nz, double side) {
   TetBlock b;
-  const auto id = [&](int i, int j, int k) { return static_cast<Index>(i + (nx + 1) * (j + (ny + 1) * k)); };
+  const auto id = [&](int i, int j, int k) {
+    return static_cast<Index>(i + (nx + 1) * (j + (ny + 1) * k));
+  };
   for (int k = 0; k <= nz; ++k)
     for (int j = 0; j <= ny; ++j)
       for (int i = 0; i <= nx; ++i) b.vertices.emplace_back(side * i, side * j, side * k);
-  constexpr int kPermutations[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  constexpr int kPermutations[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                       {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
       for (int i = 0; i < nx; ++i)
