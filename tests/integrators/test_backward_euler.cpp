@@ -319,6 +319,14 @@ TEST_CASE(
     CHECK(objective(x) < objective(x0));
     if (max_newton == 200) CHECK(r.converged);
   }
+  // Local eigenvalue clamping needs no μ: M + h²K⁺ factors at once.
+  s.fix = DefinitenessFix::LocalClamp;
+  BackwardEuler be(model, s);
+  Vector x = x0, v = v0;
+  const BackwardEulerReport r = be.step(h, x, v, zero, {});
+  CHECK(r.converged);
+  CHECK(r.regularizations == 0);
+  CHECK(objective(x) < objective(x0));
 }
 
 TEST_CASE("BackwardEuler::step rejects a non-positive timestep and mismatched sizes") {
