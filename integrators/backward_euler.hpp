@@ -16,6 +16,8 @@
 /// largest diagonal entry, ×10 until the sparse Cholesky factorisation succeeds) or
 /// local eigenvalue clamping of the element Hessians — and a choice of linear solver:
 /// sparse Cholesky, CG, or PCG with a Jacobi or incomplete-Cholesky preconditioner.
+/// (Global regularisation tests definiteness with the sparse Cholesky whatever the
+/// linear solver; the iterative solvers then solve the regularised system.)
 /// `max_newton = 1` takes the full first Newton step without line search: the
 /// linearised step of Zhao eq. (5), (M + hD + h²K) Δv = h (f_ext − f_int − D v_n − h K v_n),
 /// with K and f_int at x_n (at x_n with the prescribed vertices already moved, if they
