@@ -32,6 +32,14 @@ struct TetMaterial {
 /// 3D Lamé parameters: μ = E / (2 (1 + ν)), λ = E ν / ((1 + ν)(1 − 2ν)).
 std::pair<double, double> lame_3d(double young, double poisson);
 
+/// det[x1 − x0, x2 − x0, x3 − x0] / 6, m³ (positive for a positively oriented tet).
+double signed_volume(const StencilPositions<4>& x);
+
+/// Rotation R of the polar decomposition F = R S, from the signed SVD F = U Σ Vᵀ with U,
+/// V rotations (a reflection goes into the sign of the smallest σ): R = U Vᵀ is a
+/// rotation, also for an inverted element (det F < 0).
+Mat3 polar_rotation(const Mat3& F);
+
 struct LinearTet {
   static constexpr int kVertices = 4;
   StencilPositions<4> rest;
@@ -59,6 +67,8 @@ struct CorotationalTet {
 
 /// A whole mesh: lumped masses, energy, internal force and stiffness, assembled in
 /// parallel (TBB) and summed in a fixed order (results independent of thread count).
+/// Element results go through scratch buffers inside the model: one model must not be
+/// evaluated from two threads at once (copies share the buffers).
 class TetFemModel {
  public:
   using Vector = Eigen::VectorXd;
@@ -83,7 +93,9 @@ class TetFemModel {
   /// ∇E(x) (3n): Zhao et al.'s f_int (the force on the vertices is −f_int).
   void internal_force(const Vector& x, Vector& out) const;
   /// ∇²E(x), element blocks projected to PSD on request; the sparsity pattern is the
-  /// same for every call (all 3×3 vertex-pair blocks of the mesh).
+  /// same for every call (all 3×3 vertex-pair blocks of the mesh, and every vertex's
+  /// diagonal block), compressed; `out` (empty or from a previous call) is reused
+  /// without allocation.
   void stiffness(const Vector& x, Sparse& out, bool project_psd = false) const;
 
  private:

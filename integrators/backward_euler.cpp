@@ -1,0 +1,238 @@
+#include "integrators/backward_euler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace clockwork {
+
+namespace {
+using Sparse = TetFemModel::Sparse;
+}  // namespace
+
+struct BackwardEuler::Workspace {
+  explicit Workspace(const BackwardEulerSettings& s)
+      : solver(s.linear, s.cg_tolerance, s.cg_max_iterations) {}
+
+  SparseSpdSolver solver;
+  // The free unknowns: for a full dof (3n), its reduced index or −1 (prescribed).
+  std::vector<bool> fixed;
+  bool have_pattern = false;
+  std::vector<int> reduced_of;
+  std::vector<int> full_of;  ///< reduced → full dof
+  /// For each entry of the model's stiffness pattern, its index among the reduced
+  /// Hessian's values, or −1 (a prescribed row or column).
+  std::vector<int> value_map;
+  std::vector<int> diagonal;  ///< reduced dof → index of its diagonal value
+  Sparse H;                   ///< reduced Hessian, fixed pattern
+  Sparse K, K0;               ///< stiffness at the iterate, at x_n (damping)
+  Vector mass;                ///< lumped mass per dof (3n)
+  Vector hv, u, trial, x, f_int, g, g_free, d_free, d, K0u;
+};
+
+BackwardEuler::BackwardEuler(const TetFemModel& model, BackwardEulerSettings settings)
+    : model_(model), settings_(settings), ws_(std::make_unique<Workspace>(settings)) {
+  const std::vector<double>& m = model_.lumped_mass();
+  ws_->mass.resize(3 * static_cast<Eigen::Index>(m.size()));
+  for (std::size_t a = 0; a < m.size(); ++a) ws_->mass.segment<3>(3 * a).setConstant(m[a]);
+}
+
+BackwardEuler::~BackwardEuler() = default;
+BackwardEuler::BackwardEuler(BackwardEuler&&) noexcept = default;
+
+namespace {
+
+/// Builds the reduced Hessian pattern (free rows and columns of the stiffness pattern,
+/// in the same column-major order) and the maps into it. Runs when `fixed` changes.
+void build_reduced_pattern(const Sparse& K, const std::vector<bool>& fixed, std::size_t n,
+                           std::vector<int>& reduced_of, std::vector<int>& full_of,
+                           std::vector<int>& value_map, std::vector<int>& diagonal, Sparse& H) {
+  reduced_of.assign(3 * n, -1);
+  full_of.clear();
+  for (std::size_t i = 0; i < 3 * n; ++i)
+    if (fixed.empty() || !fixed[i / 3]) {
+      reduced_of[i] = static_cast<int>(full_of.size());
+      full_of.push_back(static_cast<int>(i));
+    }
+  const auto nr = static_cast<Eigen::Index>(full_of.size());
+  std::vector<Eigen::Triplet<double>> t;
+  value_map.assign(static_cast<std::size_t>(K.nonZeros()), -1);
+  for (Eigen::Index c = 0; c < K.outerSize(); ++c)
+    for (Sparse::InnerIterator it(K, c); it; ++it)
+      if (reduced_of[it.row()] >= 0 && reduced_of[c] >= 0)
+        t.emplace_back(reduced_of[it.row()], reduced_of[c], 0.0);
+  H.resize(nr, nr);
+  H.setFromTriplets(t.begin(), t.end());
+  H.makeCompressed();
+  // Column-major traversal of K restricted to free entries visits H's entries in order.
+  int k = 0;
+  for (Eigen::Index c = 0; c < K.outerSize(); ++c)
+    for (Sparse::InnerIterator it(K, c); it; ++it)
+      if (reduced_of[it.row()] >= 0 && reduced_of[c] >= 0)
+        value_map[static_cast<std::size_t>(&it.valueRef() - K.valuePtr())] = k++;
+  diagonal.assign(full_of.size(), -1);
+  for (Eigen::Index c = 0; c < H.outerSize(); ++c)
+    for (Sparse::InnerIterator it(H, c); it; ++it)
+      if (it.row() == c) diagonal[c] = static_cast<int>(&it.valueRef() - H.valuePtr());
+}
+
+}  // namespace
+
+BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, const Vector& f_ext,
+                                        const std::vector<bool>& fixed) {
+  const std::size_t n = model_.vertex_count();
+  const auto N = static_cast<Eigen::Index>(3 * n);
+  if (!(h > 0.0) || !std::isfinite(h))
+    throw std::invalid_argument("BackwardEuler::step: timestep h = " + std::to_string(h) +
+                                " is not positive");
+  if (x_io.size() != N || v_io.size() != N || f_ext.size() != N ||
+      (!fixed.empty() && fixed.size() != n))
+    throw std::invalid_argument("BackwardEuler::step: x, v, f_ext must have 3n = " +
+                                std::to_string(N) + " entries and fixed n or none");
+  Workspace& w = *ws_;
+  const BackwardEulerSettings& s = settings_;
+  const double alpha = s.rayleigh_alpha, beta = s.rayleigh_beta;
+  const bool clamp = s.fix == DefinitenessFix::LocalClamp;
+
+  // Damping stiffness at x_n (projected: D stays PSD, damping never adds energy).
+  if (beta != 0.0) model_.stiffness(x_io, w.K0, true);
+  if (!w.have_pattern || w.fixed != fixed) {
+    if (w.K.nonZeros() == 0) model_.stiffness(x_io, w.K, clamp);
+    build_reduced_pattern(w.K, fixed, n, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
+    w.solver.reset_pattern();
+    w.fixed = fixed;
+    w.have_pattern = true;
+  }
+  const Eigen::Index nr = w.H.rows();
+  const auto is_free = [&](std::size_t a) { return fixed.empty() || !fixed[a]; };
+
+  w.hv = h * v_io;
+  w.u.setZero(N);
+  for (std::size_t a = 0; a < n; ++a)
+    if (!is_free(a)) w.u.segment<3>(3 * a) = w.hv.segment<3>(3 * a);
+
+  // g(u) and its gradient M (u − h v_n) + h² (f_int(x_n + u) − f_ext) + h D u.
+  double magnitude = 0.0;  // Σ |parts| of the last objective: the scale of its rounding
+  const auto objective = [&](const Vector& u) {
+    w.x = x_io + u;
+    const double inertia = 0.5 * (u - w.hv).cwiseAbs2().dot(w.mass);
+    const double elastic = h * h * model_.energy(w.x);
+    const double external = -h * h * f_ext.dot(u);
+    double damping = 0.5 * h * alpha * u.cwiseAbs2().dot(w.mass);
+    if (beta != 0.0) {
+      w.K0u.noalias() = w.K0 * u;
+      damping += 0.5 * h * beta * u.dot(w.K0u);
+    }
+    magnitude = std::abs(inertia) + std::abs(elastic) + std::abs(external) + std::abs(damping);
+    return inertia + elastic + external + damping;
+  };
+  double reference = 0.0;
+  const auto gradient = [&](const Vector& u, bool measure) {
+    w.x = x_io + u;
+    model_.internal_force(w.x, w.f_int);
+    if (beta != 0.0) w.K0u.noalias() = w.K0 * u;
+    w.g_free.resize(nr);
+    double parts[4] = {0.0, 0.0, 0.0, 0.0};
+    for (Eigen::Index r = 0; r < nr; ++r) {
+      const int i = w.full_of[r];
+      const double inertia = w.mass[i] * (u[i] - w.hv[i]);
+      const double damping = h * (alpha * w.mass[i] * u[i] + (beta != 0.0 ? beta * w.K0u[i] : 0.0));
+      w.g_free[r] = inertia + h * h * (w.f_int[i] - f_ext[i]) + damping;
+      if (measure) {
+        parts[0] += inertia * inertia;
+        parts[1] += w.f_int[i] * w.f_int[i];
+        parts[2] += f_ext[i] * f_ext[i];
+        parts[3] += damping * damping;
+      }
+    }
+    if (measure)
+      reference = std::sqrt(parts[0]) + h * h * (std::sqrt(parts[1]) + std::sqrt(parts[2])) +
+                  std::sqrt(parts[3]);
+    return w.g_free.norm();
+  };
+
+  BackwardEulerReport report;
+  double g_norm = gradient(w.u, true);
+  report.threshold = s.tolerance * reference;
+  double e = objective(w.u);
+  while (report.newton_iterations < s.max_newton && !(g_norm <= report.threshold)) {
+    // Hessian (1 + hα) M + h β K0 + h² K(x) on the free unknowns.
+    w.x = x_io + w.u;
+    model_.stiffness(w.x, w.K, clamp);
+    double* H = w.H.valuePtr();
+    std::fill(H, H + w.H.nonZeros(), 0.0);
+    for (std::size_t k = 0; k < w.value_map.size(); ++k)
+      if (w.value_map[k] >= 0)
+        H[w.value_map[k]] =
+            h * h * w.K.valuePtr()[k] + (beta != 0.0 ? h * beta * w.K0.valuePtr()[k] : 0.0);
+    for (Eigen::Index r = 0; r < nr; ++r)
+      H[w.diagonal[r]] += (1.0 + h * alpha) * w.mass[w.full_of[r]];
+
+    bool factored = false;
+    if (s.fix == DefinitenessFix::GlobalRegularization) {
+      // Lecture notes, "Definiteness-fix, Opt 1": H + μI, μ ×10 until Cholesky succeeds.
+      double largest = 0.0;
+      for (Eigen::Index r = 0; r < nr; ++r) largest = std::max(largest, std::abs(H[w.diagonal[r]]));
+      double mu = 0.0;
+      while (!(factored = w.solver.try_cholesky(w.H))) {
+        const double next = mu == 0.0 ? 1e-6 * largest : 10.0 * mu;
+        if (!(next <= 1e30 * largest)) break;
+        for (Eigen::Index r = 0; r < nr; ++r) H[w.diagonal[r]] += next - mu;
+        mu = next;
+        ++report.regularizations;
+      }
+      report.regularization = std::max(report.regularization, mu);
+      if (factored && s.linear != LinearSolverKind::Cholesky) factored = w.solver.factorize(w.H);
+    } else {
+      factored = w.solver.factorize(w.H);
+    }
+    if (!factored) {
+      report.factorization_failed = true;
+      report.gradient_norm = g_norm;
+      return report;  // x, v untouched
+    }
+    w.g_free *= -1.0;
+    report.linear_iterations += w.solver.solve(w.g_free, w.d_free);
+    ++report.newton_iterations;
+    w.d.setZero(N);
+    for (Eigen::Index r = 0; r < nr; ++r) w.d[w.full_of[r]] = w.d_free[r];
+
+    if (s.max_newton == 1) {  // Zhao eq. (5): the full linearised step
+      w.u += w.d;
+      g_norm = gradient(w.u, false);
+      break;
+    }
+    // Backtracking line search, Armijo condition g(u + t d) ≤ g(u) + c t ∇gᵀd.
+    const double slope = -w.g_free.dot(w.d_free);  // g_free holds −∇g here
+    if (!(slope < 0.0)) break;                     // not a descent direction (fix None)
+    const double noise = 1e-13 * magnitude;
+    double t = 1.0;
+    bool accepted = false;
+    for (; t > 1e-10; t *= 0.5) {
+      w.trial = w.u + t * w.d;
+      const double e_trial = objective(w.trial);
+      if (e_trial <= e + 1e-4 * t * slope + noise) {
+        w.u.swap(w.trial);
+        e = e_trial;
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) {
+      g_norm = gradient(w.u, false);
+      break;
+    }
+    g_norm = gradient(w.u, false);
+    // A step below the rounding of the displacement cannot change u any more.
+    if (t * w.d.lpNorm<Eigen::Infinity>() <= 1e-15 * w.u.lpNorm<Eigen::Infinity>()) break;
+  }
+  report.gradient_norm = g_norm;
+  report.converged = g_norm <= report.threshold;
+  for (std::size_t a = 0; a < n; ++a)
+    if (is_free(a)) v_io.segment<3>(3 * a) = w.u.segment<3>(3 * a) / h;
+  x_io += w.u;
+  return report;
+}
+
+}  // namespace clockwork

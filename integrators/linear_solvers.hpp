@@ -1,0 +1,44 @@
+#pragma once
+/// The sparse symmetric solvers of the implicit steps (lecture-implicit-euler-methods.md,
+/// "Linear Solvers"): sparse Cholesky (Eigen SimplicialLLT), conjugate gradients, and
+/// CG preconditioned by Jacobi (the diagonal) or an incomplete Cholesky factor (Eigen
+/// IncompleteCholesky). The symbolic analysis (Cholesky ordering and elimination tree,
+/// incomplete-Cholesky ordering) is done once per sparsity pattern and reused.
+#include <Eigen/Sparse>
+#include <memory>
+
+namespace clockwork {
+
+enum class LinearSolverKind { Cholesky, CG, PcgJacobi, PcgIncompleteCholesky };
+
+class SparseSpdSolver {
+ public:
+  using Sparse = Eigen::SparseMatrix<double>;
+  using Vector = Eigen::VectorXd;
+
+  /// `tolerance`: relative residual ||A x − b|| / ||b|| of the iterative solvers.
+  SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations);
+  ~SparseSpdSolver();
+  SparseSpdSolver(SparseSpdSolver&&) noexcept;
+  SparseSpdSolver& operator=(SparseSpdSolver&&) noexcept;
+
+  LinearSolverKind kind() const { return kind_; }
+  /// Forget the analysed pattern (call when the matrix's pattern changes).
+  void reset_pattern();
+  /// Prepares solves with A (full symmetric storage, compressed; same pattern as the
+  /// previous call unless reset_pattern): Cholesky factorises, PCG builds the
+  /// preconditioner. False if a Cholesky factorisation fails (A not numerically SPD).
+  bool factorize(const Sparse& A);
+  /// Whether the sparse Cholesky of A succeeds (the definiteness test of global
+  /// regularisation); for the Cholesky kind the factor is kept for solve().
+  bool try_cholesky(const Sparse& A);
+  /// x = A⁻¹ b for the last factorised A; returns the iterations taken (0: Cholesky).
+  int solve(const Vector& b, Vector& x);
+
+ private:
+  struct Impl;
+  LinearSolverKind kind_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace clockwork
