@@ -59,16 +59,16 @@ struct MultirateSolver::RegionData {
 
   /// Algorithm 1 on one right-hand-side column set: Y(r) gives Y_r; visit(r, X_r).
   template <typename Mat, typename Rhs, typename Visit>
-  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& P, Mat& prev_x, Mat& r_buf,
+  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& sum_x, Mat& prev_x, Mat& r_buf,
                Mat& x_buf) const {
-    P.setZero(A.rows(), cols);
+    sum_x.setZero(A.rows(), cols);
     prev_x.setZero(A.rows(), cols);
     for (int r = 1; r <= m; ++r) {
       Y(r, r_buf);
-      r_buf.noalias() -= G * P;
+      r_buf.noalias() -= G * sum_x;
       r_buf += M.asDiagonal() * prev_x;
       x_buf = llt.solve(r_buf);
-      P += x_buf;
+      sum_x += x_buf;
       visit(r, x_buf);
       prev_x.swap(x_buf);
     }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <filesystem>
 #include <stdexcept>
 
@@ -11,12 +12,15 @@ namespace clockwork {
 
 namespace {
 
-/// Runs `read`, turning a SceneError from a reader or validator into one at `field`.
+/// Runs `read`, turning an error of a reader, generator or validator into a
+/// SceneError at `field`.
 template <typename F>
 auto at_field(const JsonField& field, F&& read) {
   try {
     return read();
   } catch (const SceneError& e) {
+    field.fail(e.what());
+  } catch (const std::invalid_argument& e) {
     field.fail(e.what());
   }
 }
@@ -60,24 +64,33 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir) {
   const std::string type = shape.at("type").choice(
       {"tet_bar", "tet_sphere", "tet_dinosaur", "tet_dragon", "tetgen", "gmsh"});
   TetMesh mesh;
+  // Generators throw std::invalid_argument for arguments they cannot mesh.
+  const auto generate = [&](auto&& make) { return at_field(shape, make); };
   if (type == "tet_bar") {
     shape.expect_keys({"type", "origin", "cells", "cell"});
     const JsonField cells = shape.at("cells");
     if (cells.array_size() != 3) cells.fail("expected [nx, ny, nz]");
-    mesh = make_tet_bar(shape.at("origin").vec3(), static_cast<int>(cells[0].integer_in(1, 1024)),
-                        static_cast<int>(cells[1].integer_in(1, 1024)),
-                        static_cast<int>(cells[2].integer_in(1, 1024)), shape.at("cell").positive());
+    const Vec3 origin = shape.at("origin").vec3();
+    const std::array<int, 3> n{static_cast<int>(cells[0].integer_in(1, 1024)),
+                               static_cast<int>(cells[1].integer_in(1, 1024)),
+                               static_cast<int>(cells[2].integer_in(1, 1024))};
+    const double cell = shape.at("cell").positive();
+    mesh = generate([&] { return make_tet_bar(origin, n[0], n[1], n[2], cell); });
   } else if (type == "tet_sphere") {
     shape.expect_keys({"type", "center", "radius", "cells_per_diameter"});
-    mesh = make_tet_sphere(shape.at("center").vec3(), shape.at("radius").positive(),
-                           static_cast<int>(shape.at("cells_per_diameter").integer_in(2, 512)));
+    const Vec3 center = shape.at("center").vec3();
+    const double radius = shape.at("radius").positive();
+    const int cells = static_cast<int>(shape.at("cells_per_diameter").integer_in(2, 512));
+    mesh = generate([&] { return make_tet_sphere(center, radius, cells); });
   } else if (type == "tet_dinosaur" || type == "tet_dragon") {
     shape.expect_keys({"type", "origin", "scale", "cell"});
     const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
     const Vec3 origin = shape.at("origin").vec3();
     const double cell = shape.at("cell").positive();
-    mesh = type == "tet_dragon" ? make_tet_dragon(origin, scale, cell)
-                                : make_tet_dinosaur(origin, scale, cell);
+    mesh = generate([&] {
+      return type == "tet_dragon" ? make_tet_dragon(origin, scale, cell)
+                                  : make_tet_dinosaur(origin, scale, cell);
+    });
   } else {
     shape.expect_keys({"type", "file", "scale", "translate"});
     const JsonField file = shape.at("file");

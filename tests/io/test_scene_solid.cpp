@@ -174,53 +174,16 @@ TEST_CASE("solid scenes: bad input is named") {
           std::string::npos);
   }
   {
-    // An inverted tet in a TetGen file is named with its vertices.
+    // A degenerate (flat) tet in a TetGen file is named.
     const auto dir = test::fresh_dir("solid_bad_mesh");
-    std::ofstream(dir / "t.node") << "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n";
-    std::ofstream(dir / "t.ele") << "1 4 0\n0 0 2 1 3\n";
+    std::ofstream(dir / "t.node") << "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 1 1 0\n";
+    std::ofstream(dir / "t.ele") << "1 4 0\n0 0 1 2 3\n";
     json doc = bar_scene("backward_euler");
     doc["bodies"][0]["shape"] = {{"type", "tetgen"}, {"file", (dir / "t").string()}};
     doc["bodies"][0].erase("pins");
     const std::string e = error_of(doc);
     CAPTURE(e);
     CHECK(e.find("/bodies/0/shape") != std::string::npos);
-    CHECK(e.find("tet 0") != std::string::npos);
-  }
-}
-
-TEST_CASE("solid scenes: a ball dropped on the ground bounces off the penalty layers") {
-  for (const char* integrator : {"backward_euler", "zhao"}) {
-    CAPTURE(integrator);
-    json doc = json::parse(R"({
-      "name": "drop", "end_time": 0.4, "frame_rate": 10, "gravity": [0, 0, -9.81],
-      "contact": {"friction": 0.0},
-      "obstacles": [{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 1}}],
-      "bodies": [{
-        "name": "ball",
-        "shape": {"type": "tet_sphere", "center": [0, 0, 0.12], "radius": 0.1, "cells_per_diameter": 4},
-        "material": {"model": "corotational", "young": 1e5, "poisson": 0.3, "density": 500}
-      }]})");
-    json& b = doc["bodies"][0];
-    b["integrator"] = integrator;
-    if (std::string(integrator) == "backward_euler") b["backward_euler"] = {{"h", 0.005}};
-    else b["zhao"] = json::parse(R"({"h_L": 0.005, "regions": [{"box": {"min": [-1, -1, -1], "max": [1, 1, 0.06]}, "m": 4}]})");
-    Scene s = build_scene(doc, "scene.json", ".");
-    const Index first = s.bodies[0].first_vertex, count = s.bodies[0].vertex_count;
-    double lowest = 1e9, vz_max = -1e9;
-    for (int k = 1; k <= 40; ++k) {
-      const double t = 0.01 * k;
-      s.kernel->run_until(t);
-      Vec3 vc = Vec3::Zero();
-      double m = 0.0;
-      for (Index a = first; a < first + count; ++a) {
-        lowest = std::min(lowest, s.kernel->state().position_at(a, t).z());
-        vc += s.kernel->state().mass(a) * s.kernel->state().velocity(a);
-        m += s.kernel->state().mass(a);
-      }
-      vz_max = std::max(vz_max, vc.z() / m);
-    }
-    CHECK(lowest > 0.0);   // never through the ground
-    CHECK(vz_max > 0.1);   // it came back up: the layers' impulses were kept
-    CHECK(s.contact->counters().layer_activations > 0);
+    CHECK(e.find("degenerate") != std::string::npos);
   }
 }
