@@ -177,7 +177,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
       double mu = 0.0;
       while (!(factored = w.solver.try_cholesky(w.H))) {
         const double next = mu == 0.0 ? 1e-6 * largest : 10.0 * mu;
-        if (!(next <= 1e30 * largest)) break;
+        if (!(next > 0.0 && next <= 1e30 * largest)) break;  // also a zero or NaN diagonal
         for (Eigen::Index r = 0; r < nr; ++r) H[w.diagonal[r]] += next - mu;
         mu = next;
         ++report.regularizations;
