@@ -65,7 +65,9 @@ struct MultirateStep {
 struct MultirateTimings {
   double linearise = 0.0;  ///< K, D assembly and block extraction
   double factor = 0.0;     ///< A^S factorisations, Schur complement and its factorisation
-  double solve = 0.0;      ///< forward substitutions and the H^LL* solve
+  double solve = 0.0;      ///< a step's right-hand sides, substitutions and H^LL* solve:
+  double rhs = 0.0;        ///<   of which the right-hand sides (eq. 29–30),
+  double schur_solve = 0.0;  ///<   and the H^LL* solve (eq. 34)
 };
 
 class MultirateSolver {
@@ -117,6 +119,7 @@ class MultirateSolver {
   Eigen::SparseLU<Sparse> schur_lu_;
   Eigen::SimplicialLDLT<Sparse> schur_ldlt_;
   Vector mass3_, f_int0_, b_L_, Kv_, Dv_;
+  Eigen::MatrixXd uv_, Kuv_;  ///< linear FEM: [x0 − X, v0] and K times it
   bool linearised_ = false, factored_ = false;
   MultirateTimings timings_;
 };

@@ -5,10 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-demo}
 
-# tetgen: only for regenerating the bunny fixture (scripts/make_bunny_tets.sh).
 packages=(build-essential cmake ninja-build libboost-dev libeigen3-dev libtbb-dev
-          libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev
-          tetgen)
+          libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
