@@ -102,9 +102,10 @@ double ContactSystem::eta(int l) const { return params_.eta1 * std::pow(double(l
 double ContactSystem::stiffness(int l) const { return params_.r1 * double(l) * l * l; }
 double ContactSystem::period(int l) const { return params_.h1 * std::pow(double(l), -1.5); }
 
-void ContactSystem::add_triangle(const std::array<Index, 3>& v) {
+void ContactSystem::add_triangle(const std::array<Index, 3>& v, std::uint32_t group) {
   Triangle& tri = triangles_.emplace_back();
   tri.v = v;
+  tri.group = group;
   const VertexState& s = kernel_.state();
   tri.kinematic = s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]);
 }
@@ -395,6 +396,7 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
   const Triangle& A = triangles_[t0];
   const Triangle& B = triangles_[t1];
   if ((A.kinematic && B.kinematic) || (A.point && B.point) || shares_vertex(A.v, B.v)) return;
+  if (A.group != kSelfContact && A.group == B.group) return;
   const std::uint32_t a = std::min(t0, t1), b = std::max(t0, t1);
   const std::uint64_t key = (std::uint64_t(a) << 32) | b;
   if (delta > 0) {

@@ -53,8 +53,11 @@ class ContactSystem {
  public:
   ContactSystem(Kernel& kernel, const ContactParameters& params);
 
+  /// Triangles of one `group` never form pairs with each other (a solid's boundary,
+  /// whose tets keep it from folding onto itself); kSelfContact: pairs with all.
+  static constexpr std::uint32_t kSelfContact = UINT32_MAX;
   /// Adds a collision triangle (global vertex indices). Call before start().
-  void add_triangle(const std::array<Index, 3>& vertices);
+  void add_triangle(const std::array<Index, 3>& vertices, std::uint32_t group = kSelfContact);
   /// Adds a collision point (a chain's vertex): it meets triangles as a vertex–
   /// triangle pair and ignores other points. Call before start().
   void add_point(Index vertex);
@@ -86,6 +89,7 @@ class ContactSystem {
     std::array<Index, 3> v;
     bool kinematic = false;
     bool point = false;  ///< v = {a, a, a}
+    std::uint32_t group = kSelfContact;
     CellRange range;
     Certificate cert;
   };

@@ -12,7 +12,8 @@ TimeShares time_shares(const Kernel& kernel, double wall_seconds) {
     const auto kind = static_cast<EventKind>(k);
     const std::string_view name = kernel.source(kind).name();
     const double f = kernel.stats(kind).seconds / wall_seconds;
-    if (name.starts_with("force:") || name.starts_with("implicit:"))
+    if (name.starts_with("force:") || name.starts_with("implicit:") ||
+        name.starts_with("coarse:") || name.starts_with("fine:"))
       s.elastic += f;
     else if (name == "penalty")
       s.penalties += f;

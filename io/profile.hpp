@@ -1,6 +1,7 @@
 #pragma once
 /// Where the wall time of a run went, in the columns of the phantom-mesh paper's
-/// Table 1: elastic forces (explicit force events or implicit phantom solves),
+/// Table 1: elastic forces (explicit force events, implicit phantom solves, or a solid's
+/// coarse and fine steps),
 /// penalty layers, and certificate maintenance (certificate events plus the
 /// rescheduling of certificates after velocity changes). Needs
 /// Kernel::enable_profiling before the run.

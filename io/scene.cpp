@@ -214,7 +214,7 @@ class SceneBuilder {
  private:
   void read_body(const JsonField& b, std::size_t index) {
     b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
-                   "collide", "integrator", "phantom", "backward_euler", "zhao"});
+                   "collide", "integrator", "phantom", "backward_euler", "zhao", "self_contact"});
     Body body;
     body.name = read_name(b);
     body.collide = contact_.has_value() && (!b.has("collide") || b.at("collide").boolean());
@@ -222,7 +222,7 @@ class SceneBuilder {
       read_solid(b, index, std::move(body));
       return;
     }
-    for (const char* key : {"backward_euler", "zhao"})
+    for (const char* key : {"backward_euler", "zhao", "self_contact"})
       if (b.has(key)) b.at(key).fail("needs a tet shape (a solid body)");
     std::string kind;
     TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
@@ -381,6 +381,7 @@ class SceneBuilder {
     if (b.has("periods")) b.at("periods").fail("a solid has no AVI periods (its integrator sets the steps)");
     if (b.has("phantom")) b.at("phantom").fail("the phantom integrator is for triangle meshes");
     const TetMesh mesh = read_tet_shape(b.at("shape"), base_dir_);
+    body.self_contact = b.has("self_contact") && b.at("self_contact").boolean();
     const SolidMaterial material = read_solid_material(b.at("material"), mesh);
     const std::size_t n = mesh.vertices.size();
     const std::vector<bool> fixed =
@@ -553,9 +554,11 @@ class SceneBuilder {
       if (!b.collide) continue;
       if (b.triangles.empty())
         for (Index a = 0; a < b.vertex_count; ++a) scene_.contact->add_point(b.first_vertex + a);
+      const std::uint32_t group = b.self_contact ? ContactSystem::kSelfContact
+                                                 : static_cast<std::uint32_t>(&b - scene_.bodies.data());
       for (const auto& t : b.triangles)
         scene_.contact->add_triangle(
-            {b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+            {b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]}, group);
     }
     scene_.contact->start();
   }

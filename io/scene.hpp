@@ -22,6 +22,7 @@ struct Body {
   std::vector<std::array<Index, 2>> edges;      ///< local indices (springs)
   bool obstacle = false;  ///< kinematic mesh from `obstacles`
   bool collide = false;   ///< its triangles (or chain vertices) are in the contact system
+  bool self_contact = true;  ///< its triangles may collide with each other (solids: opt-in)
 };
 
 /// How many stencils of each kind, and their period range (for logs and docs).
