@@ -58,7 +58,7 @@ int render(const std::string& dir, const clockwork::RenderOptions& options) {
              options.height, s.folder);
   if (!s.sheet.empty()) fmt::print("wrote the contact sheet {}\n", s.sheet);
   if (!s.video.empty()) fmt::print("wrote the video {}\n", s.video);
-  else spdlog::info("{}", s.video_note);
+  else if (!s.video_note.empty()) spdlog::info("{}", s.video_note);
   return 0;
 }
 

@@ -268,7 +268,7 @@ RenderSummary render_run(const std::string& out_dir, const RenderOptions& option
   }
 
   if (!options.video) {
-    summary.video_note = "video not requested";
+    // --no-video: nothing to say.
   } else if (!on_path("ffmpeg")) {
     summary.video_note = "ffmpeg is not on the PATH: no MP4 (the PNG frames are written)";
   } else {

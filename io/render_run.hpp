@@ -25,7 +25,7 @@ struct RenderSummary {
   std::string folder;      ///< OUT/render
   std::string sheet;       ///< contact sheet path, empty if none
   std::string video;       ///< MP4 path, empty if none
-  std::string video_note;  ///< why there is no video (empty if there is one)
+  std::string video_note;  ///< why there is no video (empty if there is one or --no-video)
 };
 
 /// The frames of a run in memory: meshes[frame][body] (empty mesh: no file).

@@ -69,7 +69,8 @@ try {
   // The heat map: the event counts are in the PLY frames, so the mode is available.
   await page.selectOption('#colour-mode', 'events');
   await page.waitForTimeout(200);
-  const heat = PNG.sync.read(await page.screenshot());
+  const heatPath = screenshotPath.replace(/\.png$/, '') + '-heat.png';
+  const heat = PNG.sync.read(await page.screenshot({ path: heatPath }));
   const heatCovered = nonBackgroundFraction(heat, box);
   let changed = 0;
   for (let i = 0; i < heat.data.length; i += 4)
