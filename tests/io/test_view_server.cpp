@@ -24,9 +24,10 @@ struct Site {
   std::vector<ViewMount> mounts;
 };
 
-Site make_site() {
+/// Its own folder per test case: CTest runs them in parallel.
+Site make_site(const std::string& name) {
   Site s;
-  const fs::path root = test::fresh_dir("view_server");
+  const fs::path root = test::fresh_dir(name);
   s.viewer = root / "viewer";
   s.run = root / "run";
   fs::create_directories(s.viewer);
@@ -57,7 +58,7 @@ std::string fetch(int port, const std::string& request) {
 }  // namespace
 
 TEST_CASE("view server: request paths map into their mount; '..' and bad escapes are refused") {
-  const Site site = make_site();
+  const Site site = make_site("view_server_map");
   int status = 0;
   CHECK(resolve_request(site.mounts, "/run/bodies.json", &status) ==
         (site.run / "bodies.json").string());
@@ -78,7 +79,7 @@ TEST_CASE("view server: request paths map into their mount; '..' and bad escapes
 }
 
 TEST_CASE("view server: a live GET is answered; '..' gets 403, POST 405") {
-  const Site site = make_site();
+  const Site site = make_site("view_server_live");
   ViewServer server(site.mounts, 0);
   REQUIRE(server.port() > 0);
   std::thread serve([&] {
