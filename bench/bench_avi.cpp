@@ -7,6 +7,8 @@
 ///    upper bound the kernel is compared against;
 ///  - BM_KernelCloth/n: membrane + bending + gravity at n = 31, 100, 316 cells a side
 ///    (about 1k, 10k and 100k vertices) for the cost-per-event scaling;
+///  - BM_KernelClothCounted: BM_KernelCloth/100 with the per-vertex event counts and
+///    period histograms on (Kernel::enable_event_counts, the viewer's heat map);
 ///  - BM_KernelClothTraced: BM_KernelCloth/100 with the JSON-lines trace written to
 ///    /dev/null (tracing on).
 /// The trace-off overhead is measured by bench/trace_overhead.sh, which compares this
@@ -55,6 +57,12 @@ void BM_KernelClothTraced(benchmark::State& state) {
   scene.kernel->set_trace(nullptr);
 }
 
+void BM_KernelClothCounted(benchmark::State& state) {
+  Scene scene = bench::make_cloth_scene(static_cast<int>(state.range(0)));
+  scene.kernel->enable_event_counts(true);
+  run_kernel(state, scene);
+}
+
 void BM_BareLimit(benchmark::State& state) {
   Scene scene = bench::make_cloth_scene(static_cast<int>(state.range(0)), false, false);
   Kernel& k = *scene.kernel;
@@ -90,5 +98,6 @@ void BM_BareLimit(benchmark::State& state) {
 BENCHMARK(BM_BareLimit)->Arg(100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_KernelMembrane)->Arg(100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_KernelCloth)->Arg(31)->Arg(100)->Arg(316)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_KernelClothCounted)->Arg(100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_KernelClothTraced)->Arg(100)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

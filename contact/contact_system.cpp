@@ -17,6 +17,9 @@ class LayerSource final : public EventSource {
   explicit LayerSource(ContactSystem& c) : c_(c) {}
   std::string_view name() const override { return "penalty"; }
   int stencil_size(EventSlot) const override { return 4; }
+  std::span<const Index> stencil_vertices(EventSlot slot) const override {
+    return c_.layer_stencil(slot);
+  }
   double process(EventSlot slot, double t, Kernel&) override { return c_.layer_tick(slot, t); }
   double potential_energy(const VertexState& s, double t) const override {
     return c_.potential_energy(s, t);

@@ -19,6 +19,7 @@
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <deque>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -71,6 +72,11 @@ class ContactSystem {
   /// Σ over active layers of ½ r(l) (d − η(l))² at time t (positions read, not synced).
   double potential_energy(const VertexState& s, double t) const;
   std::size_t triangle_count() const { return triangles_.size(); }
+
+  /// The four vertices of a penalty layer event's element pair.
+  std::span<const Index> layer_stencil(EventSlot slot) const {
+    return pairs_[layer_events_[slot].pair].v;
+  }
 
   // Event handlers, called by the source adapters.
   double layer_tick(EventSlot slot, double t);

@@ -1,18 +1,24 @@
-/// The `clockwork` command-line tool: run and validate scenes.
+/// The `clockwork` command-line tool: run and validate scenes, check, render, plot and
+/// view their outputs.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "io/check_frames.hpp"
 #include "io/profile.hpp"
+#include "io/render_run.hpp"
 #include "io/run.hpp"
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
+#include "io/view_server.hpp"
 
 namespace {
 
@@ -46,6 +52,44 @@ int check_intersections(const std::string& dir) {
   return bad_frames == 0 ? 0 : 1;
 }
 
+int render(const std::string& dir, const clockwork::RenderOptions& options) {
+  const auto s = clockwork::render_run(dir, options);
+  fmt::print("wrote {} frames ({}x{}) to {}/frame_NNNNN.png\n", s.frames, options.width,
+             options.height, s.folder);
+  if (!s.sheet.empty()) fmt::print("wrote the contact sheet {}\n", s.sheet);
+  if (!s.video.empty()) fmt::print("wrote the video {}\n", s.video);
+  else if (!s.video_note.empty()) spdlog::info("{}", s.video_note);
+  return 0;
+}
+
+/// Runs scripts/plot_run.py with Debian's python3 (python3-matplotlib) when present.
+int plot(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir))
+    throw clockwork::SceneError(fmt::format(
+        "{}: no such folder (expected the output folder of 'clockwork run')", dir));
+  const std::string script = std::string(CLOCKWORK_SOURCE_DIR) + "/scripts/plot_run.py";
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string cmd = python + " '" + script + "' '" + dir + "'";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitBadInput;
+}
+
+int view(const std::string& dir, int port, const std::string& viewer_dir) {
+  namespace fs = std::filesystem;
+  clockwork::read_manifest(dir);  // a run's output folder, or a SceneError naming it
+  if (!fs::exists(viewer_dir + "/node_modules/three/build/three.module.js"))
+    throw clockwork::SceneError(fmt::format(
+        "{}: three.js is not installed: run 'npm ci --prefix {}' (docs/viewer.md)", viewer_dir,
+        viewer_dir));
+  clockwork::ViewServer server({{"/", viewer_dir}, {"/run/", dir}}, port);
+  fmt::print("serving {} at http://127.0.0.1:{}/index.html?run=/run/  (Ctrl-C stops)\n",
+             fs::absolute(dir).lexically_normal().string(), server.port());
+  std::fflush(stdout);
+  server.serve_forever();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,7 +110,9 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace_path, "Write an event trace to FILE (docs/trace-format.md)");
   run->add_option("--trace-format", trace_format, "Trace format: json (JSON lines) or chrome")
       ->check(CLI::IsMember({"json", "chrome"}));
-  bool profile = false;
+  bool profile = false, no_event_counts = false;
+  run->add_flag("--no-event-counts", no_event_counts,
+                "Do not count events per vertex (no heat map in the viewer, no event_periods.csv)");
   run->add_flag("--profile", profile,
                 "Time the events (short ones sampled): wall time per kind and the shares of elastic forces, "
                 "penalties and certificate maintenance (docs/performance.md)");
@@ -81,6 +127,38 @@ int main(int argc, char** argv) {
       "Check every written frame of a run for intersecting triangles (exit 1 if any)");
   check->add_option("OUTDIR", check_dir, "Output folder of 'clockwork run'")->required();
 
+  std::string render_dir;
+  clockwork::RenderOptions render_options;
+  std::vector<double> eye, target;
+  double fov = 40.0;
+  bool no_video = false;
+  auto* render_cmd = app.add_subcommand(
+      "render", "PNG images of every frame of a run, a contact sheet, and an MP4 if ffmpeg exists");
+  render_cmd->add_option("OUTDIR", render_dir, "Output folder of 'clockwork run'")->required();
+  render_cmd->add_option("--width", render_options.width, "Image width in pixels (default 640)");
+  render_cmd->add_option("--height", render_options.height, "Image height in pixels (default 480)");
+  render_cmd->add_option("--sheet", render_options.sheet_frames,
+                         "Frames on the contact sheet, evenly spaced (default 12; 0: none)");
+  render_cmd->add_option("--eye", eye, "Camera position X Y Z in m (default: framing the bodies)")
+      ->expected(3);
+  render_cmd->add_option("--target", target, "Point the camera looks at, X Y Z in m")->expected(3);
+  render_cmd->add_option("--fov", fov, "Vertical field of view in degrees (default 40)");
+  render_cmd->add_flag("--no-video", no_video, "Do not write render/run.mp4");
+
+  std::string plot_dir;
+  auto* plot_cmd = app.add_subcommand(
+      "plot", "Plots of a run's diagnostics: OUTDIR/plots/*.png (scripts/plot_run.py, matplotlib)");
+  plot_cmd->add_option("OUTDIR", plot_dir, "Output folder of 'clockwork run'")->required();
+
+  std::string view_dir, viewer_dir = std::string(CLOCKWORK_SOURCE_DIR) + "/viewer";
+  int port = 8080;
+  auto* view_cmd = app.add_subcommand(
+      "view", "Serve the browser viewer and a run on 127.0.0.1 (docs/viewer.md)");
+  view_cmd->add_option("OUTDIR", view_dir, "Output folder of 'clockwork run'")->required();
+  view_cmd->add_option("--port", port, "TCP port (default 8080; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  view_cmd->add_option("--viewer", viewer_dir, "The viewer's folder (default: viewer/ of the sources)");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -91,6 +169,30 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*check) return check_intersections(check_dir);
+    if (*plot_cmd) return plot(plot_dir);
+    if (*view_cmd) return view(view_dir, port, viewer_dir);
+    if (*render_cmd) {
+      if (eye.empty() != target.empty())
+        throw clockwork::SceneError("--eye and --target: give both or neither");
+      if (!(fov > 1.0 && fov < 179.0))
+        throw clockwork::SceneError(fmt::format("--fov: must be in (1, 179) degrees, got {}", fov));
+      if (!eye.empty()) {
+        clockwork::Camera camera;
+        camera.eye = clockwork::Vec3(eye[0], eye[1], eye[2]);
+        camera.target = clockwork::Vec3(target[0], target[1], target[2]);
+        camera.fov_y = fov;
+        const double d = (camera.target - camera.eye).norm();
+        if (!(d > 0.0) || camera.eye.cross(camera.target).hasNaN() ||
+            (camera.target - camera.eye).normalized().cross(camera.up).norm() < 1e-6)
+          throw clockwork::SceneError(
+              "--eye, --target: the camera must look from a point other than its target, not "
+              "straight up or down");
+        camera.near = 1e-3 * d;
+        render_options.camera = camera;
+      }
+      render_options.video = !no_video;
+      return render(render_dir, render_options);
+    }
     if (!std::isnan(until) && !(until > 0.0 && std::isfinite(until))) {
       spdlog::error("--until: must be a positive time in s, got {}", until);
       return kExitBadInput;
@@ -104,6 +206,7 @@ int main(int argc, char** argv) {
     options.trace_format = clockwork::parse_trace_format(trace_format);
     options.progress = isatty(fileno(stderr)) != 0;
     scene.kernel->enable_profiling(profile);
+    options.event_counts = !no_event_counts;
     const auto summary = clockwork::run_scene(scene, options);
     fmt::print("simulated {:.4g} s: {} events in {:.3f} s wall ({:.3g} events/s)\n",
                summary.simulated_seconds, summary.events, summary.wall_seconds,

@@ -1,5 +1,6 @@
 #pragma once
 /// An event source owns the payloads of one event kind and processes its events.
+#include <span>
 #include <string_view>
 
 #include "engine/event_queue.hpp"
@@ -20,6 +21,10 @@ class EventSource {
   virtual double process(EventSlot slot, double time, Kernel& kernel) = 0;
   /// Number of vertices the event touches (for traces).
   virtual int stencil_size(EventSlot /*slot*/) const { return 0; }
+  /// The vertices whose velocity the event of `slot` may change, for the per-vertex
+  /// event counts (Kernel::enable_event_counts; the viewer's heat map). Read before
+  /// the event is processed. Certificates return none: they change no velocity.
+  virtual std::span<const Index> stencil_vertices(EventSlot /*slot*/) const { return {}; }
   /// Potential energy of this source's terms at time `t` (positions read, not synced).
   virtual double potential_energy(const VertexState& /*state*/, double /*t*/) const {
     return 0.0;

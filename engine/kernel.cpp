@@ -1,7 +1,9 @@
 #include "engine/kernel.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cmath>
 
 namespace clockwork {
 
@@ -13,6 +15,7 @@ EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
   stats_.emplace_back();
   timed_seconds_.push_back(0.0);
   timed_events_.push_back(0);
+  period_bins_.emplace_back().fill(0);
   if (trace_) trace_->name_track(kind, sources_.back()->name());
   return kind;
 }
@@ -136,6 +139,9 @@ void Kernel::process_top() {
 #endif
   EventSource& source = *sources_[event.kind];
   using Clock = std::chrono::steady_clock;
+  // The stencil is read before processing: a source may recycle the slot inside.
+  if (counting_) [[unlikely]]
+    for (Index a : source.stencil_vertices(event.slot)) ++vertex_events_[a];
   const double weight = profiling_ ? profile_weight(event.kind) : 0.0;
   const Clock::time_point process_start = weight > 0 ? Clock::now() : Clock::time_point{};
   const double next = source.process(event.slot, event.time, *this);
@@ -153,6 +159,10 @@ void Kernel::process_top() {
     }
   } else {
     assert(next == kNever && "a source that rescheduled itself must return kNever");
+  }
+  // Period: to the slot's next occurrence, returned or rescheduled by the source.
+  if (counting_) [[unlikely]] {
+    if (after.state == 1) count_period(event.kind, (*after.handle).time - event.time);
   }
   const Clock::time_point flush_start = weight > 0 ? Clock::now() : Clock::time_point{};
   flush_contingency();
@@ -182,6 +192,26 @@ double Kernel::profile_weight(EventKind kind) {
   sample_state_ ^= sample_state_ >> 7;
   sample_state_ ^= sample_state_ << 17;
   return (sample_state_ & 15u) == 0 ? 16.0 : 0.0;
+}
+
+void Kernel::enable_event_counts(bool on) {
+  counting_ = on;
+  if (on) vertex_events_.resize(state_.size(), 0);
+}
+
+double Kernel::period_bin_lower(int bin) {
+  return std::pow(10.0, double(bin - kPeriodBinOfOne) / kPeriodBinsPerDecade);
+}
+
+void Kernel::count_period(EventKind kind, double period) {
+  // floor(10 log10 p) + offset; non-positive periods (a re-fire at the same time) go
+  // to the lowest bin.
+  int bin = 0;
+  if (period > 0.0)
+    bin = std::clamp(static_cast<int>(std::floor(kPeriodBinsPerDecade * std::log10(period))) +
+                         kPeriodBinOfOne,
+                     0, kPeriodBins - 1);
+  ++period_bins_[kind][static_cast<std::size_t>(bin)];
 }
 
 bool Kernel::step() {

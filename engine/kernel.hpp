@@ -106,6 +106,25 @@ class Kernel {
   /// all timed. Off by default.
   void enable_profiling(bool on) { profiling_ = on; }
   double contingency_seconds() const { return contingency_seconds_; }
+
+  // --- event counts (docs/viewer.md: the asynchrony heat map) ------------------------
+  /// Counts, for every vertex, the processed events whose stencil holds it
+  /// (EventSource::stencil_vertices), and per kind a histogram of event periods: the
+  /// time from an event to its slot's next occurrence, 10 log-spaced bins per decade.
+  /// Call after all vertices are added. Off by default (one predictable branch per
+  /// event; on-cost in docs/performance.md).
+  void enable_event_counts(bool on);
+  bool event_counts_enabled() const { return counting_; }
+  /// Cumulative events per vertex (empty unless enabled).
+  const std::vector<std::uint64_t>& vertex_events() const { return vertex_events_; }
+  static constexpr int kPeriodBinsPerDecade = 10;
+  static constexpr int kPeriodBins = 200;     ///< 1e-14 s .. 1e6 s; the ends absorb the rest
+  static constexpr int kPeriodBinOfOne = 140;  ///< the bin whose lower edge is 1 s
+  /// Lower edge of a period bin, s: 10^((bin − kPeriodBinOfOne) / kPeriodBinsPerDecade).
+  static double period_bin_lower(int bin);
+  const std::array<std::uint64_t, kPeriodBins>& period_histogram(EventKind kind) const {
+    return period_bins_[kind];
+  }
   std::uint64_t events_processed() const { return processed_; }
   const KindStats& stats(EventKind kind) const { return stats_[kind]; }
 
@@ -116,6 +135,7 @@ class Kernel {
   };
   SlotHandle& slot_handle(EventKind kind, EventSlot slot);
   void process_top();
+  void count_period(EventKind kind, double period);
 
   VertexState state_;
   EventQueue queue_;
@@ -138,6 +158,9 @@ class Kernel {
   std::vector<double> timed_seconds_;        ///< per kind: raw time of the timed events
   std::vector<std::uint64_t> timed_events_;  ///< per kind: how many were timed
   std::uint64_t sample_state_ = 0x9E3779B97F4A7C15ull;
+  bool counting_ = false;
+  std::vector<std::uint64_t> vertex_events_;
+  std::vector<std::array<std::uint64_t, kPeriodBins>> period_bins_;
   /// Weight of this event's time in the estimate: 0 (not timed), 1 or 16.
   double profile_weight(EventKind kind);
 };

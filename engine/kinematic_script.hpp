@@ -41,6 +41,10 @@ class KinematicScriptSource final : public EventSource {
     return static_cast<int>(groups_[g].vertices.size());
   }
 
+  std::span<const Index> stencil_vertices(EventSlot g) const override {
+    return groups_[g].vertices;
+  }
+
   double process(EventSlot g, double time, Kernel& kernel) override {
     const ScriptGroup& group = groups_[g];
     const std::size_t k = next_key_[g]++;

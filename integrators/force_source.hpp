@@ -38,6 +38,9 @@ class ForceSource final : public EventSource {
 
   std::string_view name() const override { return name_; }
   int stencil_size(EventSlot) const override { return N; }
+  std::span<const Index> stencil_vertices(EventSlot slot) const override {
+    return stencils_[slot].vertices;
+  }
 
   EventSlot add(const std::array<Index, N>& vertices, const Term& term, double period,
                 double start = 0.0) {

@@ -68,6 +68,8 @@ class PhantomSource final : public EventSource {
 
   std::string_view name() const override { return "implicit:phantom"; }
   int stencil_size(EventSlot) const override { return static_cast<int>(vertices_.size()); }
+  /// A tick moves every vertex of the body.
+  std::span<const Index> stencil_vertices(EventSlot) const override { return vertices_; }
   double process(EventSlot slot, double time, Kernel& kernel) override;
   double potential_energy(const VertexState& state, double t) const override;
   void add_carried(const VertexState& state, double t, Vec3& p, Vec3& L, double& kinetic) const override;

@@ -19,6 +19,7 @@ SolidSource::SolidSource(std::string body, std::vector<Index> vertices,
   for (std::size_t a = 0; a < n; ++a) {
     if (fixed_[a]) continue;
     free_.push_back(static_cast<Index>(a));
+    free_global_.push_back(vertices_[a]);
     f_ext_.segment<3>(3 * a) = model_->lumped_mass()[a] * gravity;
   }
   x_.resize(3 * n);
@@ -36,6 +37,11 @@ void SolidSource::use_multirate(std::vector<MultirateRegion> regions,
   h_ = settings.h_L;
   multirate_ = std::make_unique<MultirateSolver>(*model_, std::move(regions), fixed_, settings);
   euler_.reset();
+  region_global_.clear();
+  for (const MultirateRegion& r : multirate_->regions()) {
+    region_global_.emplace_back();
+    for (Index a : r.vertices) region_global_.back().push_back(vertices_[a]);
+  }
 }
 
 std::string_view SolidSource::name() const {
@@ -115,7 +121,7 @@ double SolidSource::potential_energy(const VertexState& state, double t) const {
 }
 
 int SolidFineSource::stencil_size(EventSlot slot) const {
-  return static_cast<int>(coarse_.multirate_->regions()[slot].vertices.size());
+  return static_cast<int>(coarse_.region_global_[slot].size());
 }
 
 /// Substep r of region i applies Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20).

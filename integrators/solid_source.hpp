@@ -17,6 +17,7 @@
 /// velocity (zero, or a script's) enters the right-hand side.
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,9 @@ class SolidSource final : public EventSource {
   void start(EventKind kind, Kernel& kernel, double t0 = 0.0);
 
   std::string_view name() const override;
-  int stencil_size(EventSlot) const override { return static_cast<int>(vertices_.size()); }
+  int stencil_size(EventSlot) const override { return static_cast<int>(free_global_.size()); }
+  /// A coarse step changes the velocity of every free vertex of the body.
+  std::span<const Index> stencil_vertices(EventSlot) const override { return free_global_; }
   double process(EventSlot slot, double time, Kernel& kernel) override;
   double potential_energy(const VertexState& state, double t) const override;
 
@@ -75,6 +78,8 @@ class SolidSource final : public EventSource {
   std::shared_ptr<TetFemModel> model_;
   std::vector<bool> fixed_;
   std::vector<Index> free_;
+  std::vector<Index> free_global_;                ///< global indices of free_
+  std::vector<std::vector<Index>> region_global_;  ///< per region: its global vertices
   Eigen::VectorXd f_ext_, x_, v_, v_new_;
   double h_ = 0.0;
   std::unique_ptr<BackwardEuler> euler_;
@@ -92,6 +97,9 @@ class SolidFineSource final : public EventSource {
   explicit SolidFineSource(SolidSource& coarse) : coarse_(coarse) {}
   std::string_view name() const override { return "fine:zhao"; }
   int stencil_size(EventSlot slot) const override;
+  std::span<const Index> stencil_vertices(EventSlot slot) const override {
+    return coarse_.region_global_[slot];
+  }
   double process(EventSlot slot, double time, Kernel& kernel) override;
   /// Called by the coarse event: region i's next substep is r = 1.
   void begin(EventSlot region) { next_[region] = 1; }

@@ -24,8 +24,11 @@ void write_manifest(const std::string& out_dir, const std::vector<ManifestBody>&
   out << doc.dump(2) << '\n';
 }
 
-std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
+std::vector<ManifestBody> read_manifest(const std::string& out_dir) {
   namespace fs = std::filesystem;
+  if (!fs::is_directory(out_dir))
+    throw SceneError(fmt::format("{}: no such folder (expected the output folder of 'clockwork run')",
+                                 out_dir));
   const std::string manifest_path = out_dir + "/bodies.json";
   if (!fs::exists(manifest_path))
     throw SceneError(fmt::format("{}: no bodies.json: not an output folder of 'clockwork run'",
@@ -37,6 +40,12 @@ std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
   for (std::size_t i = 0; i < list.array_size(); ++i)
     bodies.push_back({list[i].at("name").string(), list[i].at("obstacle").boolean(),
                       list[i].at("collide").boolean()});
+  return bodies;
+}
+
+std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  const std::vector<ManifestBody> bodies = read_manifest(out_dir);
 
   std::vector<FrameIntersections> out;
   std::vector<Vec3> x;

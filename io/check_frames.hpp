@@ -25,5 +25,7 @@ struct ManifestBody {
   bool obstacle = false, collide = false;
 };
 void write_manifest(const std::string& out_dir, const std::vector<ManifestBody>& bodies);
+/// Reads OUT/bodies.json; throws SceneError if the folder is not a run's output.
+std::vector<ManifestBody> read_manifest(const std::string& out_dir);
 
 }  // namespace clockwork

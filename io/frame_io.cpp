@@ -34,18 +34,21 @@ void write_obj(const std::string& path, const std::vector<Vec3>& vertices,
 }
 
 void write_ply(const std::string& path, const std::vector<FrameVertex>& vertices,
-               const std::vector<std::array<Index, 3>>& triangles) {
+               const std::vector<std::array<Index, 3>>& triangles, bool with_events) {
   File f = open_for_writing(path);
   fmt::print(f.get(),
              "ply\nformat ascii 1.0\ncomment Clockwork frame: SI units\n"
              "element vertex {}\nproperty double x\nproperty double y\nproperty double z\n"
              "property double vx\nproperty double vy\nproperty double vz\n"
-             "property double mass\nelement face {}\nproperty list uchar int vertex_indices\n"
+             "property double mass\n{}element face {}\nproperty list uchar int vertex_indices\n"
              "end_header\n",
-             vertices.size(), triangles.size());
-  for (const FrameVertex& p : vertices)
-    fmt::print(f.get(), "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n", p.x.x(),
-               p.x.y(), p.x.z(), p.v.x(), p.v.y(), p.v.z(), p.mass);
+             vertices.size(), with_events ? "property double events\n" : "", triangles.size());
+  for (const FrameVertex& p : vertices) {
+    fmt::print(f.get(), "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}", p.x.x(), p.x.y(),
+               p.x.z(), p.v.x(), p.v.y(), p.v.z(), p.mass);
+    if (with_events) fmt::print(f.get(), " {}", p.events);
+    fmt::print(f.get(), "\n");
+  }
   for (const auto& t : triangles) fmt::print(f.get(), "3 {} {} {}\n", t[0], t[1], t[2]);
 }
 
@@ -54,22 +57,43 @@ std::vector<FrameVertex> read_ply(const std::string& path) {
   if (!in) throw SceneError(fmt::format("{}: cannot open the PLY file", path));
   std::string line;
   std::size_t count = 0;
+  std::vector<std::string> properties;  // of the vertex element, in file order
+  std::string element;
   while (std::getline(in, line) && line != "end_header") {
     std::istringstream ls(line);
-    std::string a, b;
+    std::string a, b, c;
     ls >> a >> b;
-    if (a == "element" && b == "vertex") ls >> count;
+    if (a == "element") {
+      element = b;
+      if (b == "vertex") ls >> count;
+    } else if (a == "property" && element == "vertex" && ls >> c) {
+      properties.push_back(c);
+    }
+  }
+  const auto column = [&](const char* name) {
+    for (std::size_t k = 0; k < properties.size(); ++k)
+      if (properties[k] == name) return static_cast<int>(k);
+    return -1;
+  };
+  int col[8];
+  const char* names[8] = {"x", "y", "z", "vx", "vy", "vz", "mass", "events"};
+  for (int k = 0; k < 8; ++k) {
+    col[k] = column(names[k]);
+    if (col[k] < 0 && k < 7)
+      throw SceneError(fmt::format("{}: no vertex property '{}' in the header", path, names[k]));
   }
   std::vector<FrameVertex> out(count);
+  std::vector<double> v(properties.size());
   for (auto& p : out) {
-    std::string tok[7];
-    for (auto& t : tok)
-      if (!(in >> t)) throw SceneError(fmt::format("{}: truncated vertex list", path));
-    double v[7];
-    for (int k = 0; k < 7; ++k) v[k] = std::stod(tok[k]);
-    p.x = Vec3(v[0], v[1], v[2]);
-    p.v = Vec3(v[3], v[4], v[5]);
-    p.mass = v[6];
+    for (auto& value : v) {
+      std::string token;
+      if (!(in >> token)) throw SceneError(fmt::format("{}: truncated vertex list", path));
+      value = std::stod(token);
+    }
+    p.x = Vec3(v[col[0]], v[col[1]], v[col[2]]);
+    p.v = Vec3(v[col[3]], v[col[4]], v[col[5]]);
+    p.mass = v[col[6]];
+    if (col[7] >= 0) p.events = static_cast<std::uint64_t>(v[col[7]]);
   }
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
 /// Frame outputs: OBJ of a body's surface and a PLY with per-vertex position,
-/// velocity and mass (ASCII, 17 significant digits: exact round trip, readable by any
-/// tool). Kinematic vertices have mass written as inf.
+/// velocity, mass and, when the kernel counts them, the cumulative number of events
+/// that touched the vertex (ASCII, 17 significant digits: exact round trip, readable
+/// by any tool). Kinematic vertices have mass written as inf.
 #include <string>
 #include <vector>
 
@@ -13,15 +14,19 @@ namespace clockwork {
 struct FrameVertex {
   Vec3 x, v;
   double mass;
+  std::uint64_t events = 0;  ///< cumulative events whose stencil holds the vertex
 };
 
 void write_obj(const std::string& path, const std::vector<Vec3>& vertices,
                const std::vector<std::array<Index, 3>>& triangles,
                const std::vector<std::array<Index, 2>>& edges);
+/// `with_events`: adds the vertex property `double events` (double, not uint: PLY's
+/// integers are 32-bit, and a double holds counts exactly up to 2^53).
 void write_ply(const std::string& path, const std::vector<FrameVertex>& vertices,
-               const std::vector<std::array<Index, 3>>& triangles);
+               const std::vector<std::array<Index, 3>>& triangles, bool with_events = false);
 
-/// Reads back a PLY written by write_ply (vertices only); throws SceneError.
+/// Reads back a PLY written by write_ply (vertices only; `events` is 0 when the file
+/// has no such property); throws SceneError.
 std::vector<FrameVertex> read_ply(const std::string& path);
 
 }  // namespace clockwork

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "engine/diagnostics.hpp"
@@ -21,7 +22,9 @@ std::string frame_path(const std::string& out_dir, const std::string& body, int 
 namespace {
 
 void write_frame(const Scene& scene, const std::string& out_dir, int frame, double t,
-                 const VertexState& s) {
+                 const Kernel& kernel) {
+  const VertexState& s = kernel.state();
+  const std::vector<std::uint64_t>& events = kernel.vertex_events();
   std::vector<Vec3> x;
   std::vector<FrameVertex> ply;
   for (const Body& body : scene.bodies) {
@@ -30,12 +33,30 @@ void write_frame(const Scene& scene, const std::string& out_dir, int frame, doub
     for (Index i = 0; i < body.vertex_count; ++i) {
       const Index a = body.first_vertex + i;
       x.push_back(s.position_at(a, t));
-      ply.push_back(FrameVertex{x.back(), s.velocity(a), s.mass(a)});
+      ply.push_back(FrameVertex{x.back(), s.velocity(a), s.mass(a), events.empty() ? 0 : events[a]});
     }
     if (scene.write_obj)
       write_obj(frame_path(out_dir, body.name, frame, "obj"), x, body.triangles, body.edges);
-    if (scene.write_ply) write_ply(frame_path(out_dir, body.name, frame, "ply"), ply, body.triangles);
+    if (scene.write_ply)
+      write_ply(frame_path(out_dir, body.name, frame, "ply"), ply, body.triangles, !events.empty());
   }
+}
+
+/// kind,period_lo,period_hi,events: the kernel's period histograms, non-empty bins.
+void write_event_periods(const std::string& out_dir, const Kernel& kernel) {
+  const std::string path = out_dir + "/event_periods.csv";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
+  fmt::print(f, "kind,period_lo,period_hi,events\n");
+  for (std::size_t k = 0; k < kernel.source_count(); ++k) {
+    const auto kind = static_cast<EventKind>(k);
+    const auto& bins = kernel.period_histogram(kind);
+    for (int b = 0; b < Kernel::kPeriodBins; ++b)
+      if (bins[std::size_t(b)] > 0)
+        fmt::print(f, "{},{:.6g},{:.6g},{}\n", kernel.source(kind).name(),
+                   Kernel::period_bin_lower(b), Kernel::period_bin_lower(b + 1), bins[std::size_t(b)]);
+  }
+  std::fclose(f);
 }
 
 }  // namespace
@@ -107,7 +128,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
       last_iterations = iterations;
     }
     csv.write(measure(k, t), k.events_processed(), extra);
-    write_frame(scene, options.out_dir, frame, t, k.state());
+    write_frame(scene, options.out_dir, frame, t, k);
     summary.frames = frame + 1;
     if (options.progress) {
       const double w = wall();
@@ -120,11 +141,13 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   auto observer = std::make_unique<ObserverSource>(scene.frame_rate, frames, observe);
   ObserverSource& obs = *observer;
   const EventKind kind = kernel.add_source(std::move(observer));
+  kernel.enable_event_counts(options.event_counts);
   kernel.set_trace(trace.get());
   obs.start(kind, kernel);
   kernel.run_until(until);
   kernel.set_trace(nullptr);
   if (options.progress) fmt::print(stderr, "\n");
+  if (options.event_counts) write_event_periods(options.out_dir, kernel);
   summary.events = kernel.events_processed();
   summary.simulated_seconds = until;
   summary.wall_seconds = wall();

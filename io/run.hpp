@@ -15,6 +15,9 @@ struct RunOptions {
   std::string trace_path;             ///< empty: no trace
   TraceFormat trace_format = TraceFormat::kJsonLines;
   bool progress = false;              ///< progress line on stderr
+  /// Per-vertex event counts in the PLY frames and OUT/event_periods.csv (the viewer's
+  /// heat map and `clockwork plot`'s period histogram).
+  bool event_counts = true;
 };
 
 struct RunSummary {
@@ -25,7 +28,7 @@ struct RunSummary {
 };
 
 /// Layout: OUT/diagnostics.csv, OUT/frames/BODY_NNNNN.obj and .ply (frame NNNNN at
-/// time NNNNN / frame_rate). Throws std::runtime_error if the folder cannot be written.
+/// time NNNNN / frame_rate), OUT/event_periods.csv (with event counts). Throws std::runtime_error if the folder cannot be written.
 RunSummary run_scene(Scene& scene, const RunOptions& options);
 
 /// Path of a frame file, e.g. frame_path("out", "cloth", 12, "ply").

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 mode=${1:-demo}
 
 packages=(build-essential cmake ninja-build libboost-dev libeigen3-dev libtbb-dev
-          libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev)
+          libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev
+          libstb-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,7 +15,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 jobs=$(nproc)
@@ -24,6 +25,12 @@ cmake --build build -j "$jobs"
 case "$mode" in
   demo)
     build/demos/clockwork run demos/hanging_cloth.json --out out/hanging_cloth
+    # The browser viewer's three.js (docs/viewer.md); the demo does not need it.
+    if command -v npm >/dev/null; then
+      npm ci --prefix viewer --omit=dev --no-audit --no-fund >/dev/null || echo "npm ci failed: no browser viewer"
+    else
+      echo "npm not found: skipping the browser viewer's dependencies (docs/viewer.md)"
+    fi
     ;;
   test)
     ctest --test-dir build --output-on-failure -j "$jobs"

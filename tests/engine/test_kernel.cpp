@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <vector>
 
 #include "engine/diagnostics.hpp"
@@ -40,7 +41,44 @@ class SelfManaging final : public EventSource {
   }
 };
 
+/// Slot s acts on vertices {s, s + 1} and recurs with period s + 1 until 10.
+class PairTicks final : public EventSource {
+ public:
+  std::array<std::array<Index, 2>, 3> stencils{{{0, 1}, {1, 2}, {2, 3}}};
+  std::string_view name() const override { return "pairs"; }
+  std::span<const Index> stencil_vertices(EventSlot slot) const override { return stencils[slot]; }
+  double process(EventSlot slot, double time, Kernel&) override {
+    const double next = time + slot + 1;
+    return next <= 10 ? next : kNever;
+  }
+};
+
 }  // namespace
+
+TEST_CASE("event counts: every processed event counts once for each vertex of its stencil") {
+  Kernel k;
+  for (int a = 0; a < 4; ++a) k.state().add(Vec3(a, 0, 0), Vec3::Zero(), 1.0);
+  k.finalize_vertices();
+  const EventKind kind = k.add_source(std::make_unique<PairTicks>());
+  CHECK(k.vertex_events().empty());  // off by default
+  k.enable_event_counts(true);
+  for (EventSlot s = 0; s < 3; ++s) k.schedule(kind, s, 0.0);
+  k.run_until(10.0);
+  // Slot 0 fires at 0..10 (11 times), slot 1 at 0, 2, .., 10 (6), slot 2 at 0, 3, 6, 9 (4).
+  CHECK(k.vertex_events() == std::vector<std::uint64_t>{11, 17, 10, 4});
+  // Periods: the time to the slot's next occurrence; last occurrences have none.
+  // Bin floor(10 log10 p) + kPeriodBinOfOne: p = 1 → 140, 2 → 143, 3 → 144.
+  const auto& bins = k.period_histogram(kind);
+  std::uint64_t total = 0;
+  for (auto n : bins) total += n;
+  CHECK(total == 10 + 5 + 3);
+  CHECK(bins[Kernel::kPeriodBinOfOne] == 10);
+  CHECK(bins[Kernel::kPeriodBinOfOne + 3] == 5);
+  CHECK(bins[Kernel::kPeriodBinOfOne + 4] == 3);
+  CHECK(Kernel::period_bin_lower(Kernel::kPeriodBinOfOne + 3) <= 2.0);
+  CHECK(Kernel::period_bin_lower(Kernel::kPeriodBinOfOne + 4) > 2.0);
+  CHECK(Kernel::period_bin_lower(Kernel::kPeriodBinOfOne) == 1.0);
+}
 
 TEST_CASE("events run in time order, ties in scheduling order, up to and including t_end") {
   Kernel k;

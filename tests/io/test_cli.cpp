@@ -92,3 +92,16 @@ TEST_CASE("run writes frames, diagnostics and a trace, and says where") {
   CHECK(fs::file_size(trace) > 1000);
   CHECK(r.err.empty());  // quiet when stderr is not a terminal
 }
+
+TEST_CASE("render, plot and view name a missing output folder and exit 2") {
+  for (const char* command : {"render", "plot", "view"}) {
+    CAPTURE(command);
+    const Result r = run_cli(std::string(command) + " /no/such/run");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("/no/such/run: no such folder (expected the output folder of 'clockwork "
+                     "run')") != std::string::npos);
+  }
+  const Result camera = run_cli("render /no/such/run --eye 1 2 3");
+  CHECK(camera.exit_code == 2);
+  CHECK(camera.err.find("--eye and --target: give both or neither") != std::string::npos);
+}

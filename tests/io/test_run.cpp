@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -38,7 +39,8 @@ TEST_CASE("two runs of the same scene write bit-identical files") {
     CHECK(test::read_file(entry.path()) == test::read_file(other));
     ++compared;
   }
-  CHECK(compared == 2 + 2 * 7);  // diagnostics.csv, bodies.json, OBJ and PLY per frame
+  // diagnostics.csv, bodies.json, event_periods.csv, OBJ and PLY per frame
+  CHECK(compared == 3 + 2 * 7);
 }
 
 TEST_CASE("frames hold the simulated state: PLY round-trips positions, velocities, masses") {
@@ -56,6 +58,49 @@ TEST_CASE("frames hold the simulated state: PLY round-trips positions, velocitie
   for (std::size_t a = 0; a < frame0.size(); ++a) mean_dz += (frame3[a].x - frame0[a].x).z() / 625;
   CHECK(mean_dz < -0.01);
   CHECK(frame0[0].mass > 0);
+  // Event counts (cumulative): none before the first event; then a pinned corner
+  // (u0v1, in fewer stencils) is touched less often than an interior vertex, and
+  // every vertex's count only grows.
+  CHECK(frame0[312].events == 0);
+  CHECK(frame3[312].events > frame3[600].events);
+  CHECK(frame3[600].events > 0);
+  for (std::size_t a = 0; a < frame0.size(); ++a) CHECK(frame3[a].events >= frame0[a].events);
+}
+
+TEST_CASE("event counts: exact per-vertex totals in the PLY; off, the PLY has no such property") {
+  const fs::path out = test::fresh_dir("run_counts");
+  // A 1x1 cloth (4 vertices, 2 triangles), no pins, gravity only: every stencil ticks
+  // with the scene's one period, so each vertex's count is a sum of tick counts.
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "name": "counts", "end_time": 0.1, "frame_rate": 10, "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "sheet", "shape": {"type": "grid", "size": [1, 1], "resolution": [1, 1],
+                "center": [0, 0, 1], "axes": [[1, 0, 0], [0, 1, 0]]},
+                "material": {"area_density": 0.1, "young": 500.0, "poisson": 0.3,
+                             "bending": 0},
+                "periods": {"membrane": 0.01, "gravity": 0.02}}]})");
+  Scene scene = build_scene(doc, "<memory>", ".");
+  RunOptions options;
+  options.out_dir = out.string();
+  run_scene(scene, options);
+  const auto last = read_ply(frame_path(out.string(), "sheet", 1, "ply"));
+  REQUIRE(last.size() == 4);
+  // Frame 1 (t = 0.1) is observed before the ticks at 0.1: membrane ticks at 0, .., 0.09
+  // (10 per triangle), gravity at 0, .., 0.08 (5 per vertex). The two vertices on the
+  // split diagonal are in both triangles.
+  std::vector<std::uint64_t> counts;
+  for (const auto& v : last) counts.push_back(v.events);
+  std::sort(counts.begin(), counts.end());
+  CHECK(counts == std::vector<std::uint64_t>{10 + 5, 10 + 5, 20 + 5, 20 + 5});
+
+  const fs::path off = test::fresh_dir("run_counts_off");
+  Scene again = build_scene(doc, "<memory>", ".");
+  options.out_dir = off.string();
+  options.event_counts = false;
+  run_scene(again, options);
+  CHECK(test::read_file(frame_path(off.string(), "sheet", 1, "ply")).find("events") ==
+        std::string::npos);
+  CHECK_FALSE(fs::exists(off / "event_periods.csv"));
+  CHECK(read_ply(frame_path(off.string(), "sheet", 1, "ply"))[0].events == 0);
 }
 
 TEST_CASE("profiling: per-kind times and the Table 1 shares add up to at most the wall time") {
