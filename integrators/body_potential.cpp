@@ -1,28 +1,20 @@
 #include "integrators/body_potential.hpp"
 
-#include <tbb/parallel_for.h>
+#include "integrators/parallel_for.hpp"
 
 namespace clockwork {
 
 namespace {
 constexpr std::size_t kGrain = 256;
-
-template <typename F>
-void for_each_index(std::size_t count, F&& f) {
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, kGrain),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t i = r.begin(); i != r.end(); ++i) f(i);
-                    });
-}
 }  // namespace
 
 double BodyPotential::value(const Vector& X) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
   element_values_.resize(nm + nh);
-  for_each_index(nm, [&](std::size_t e) {
+  for_each_index(nm, kGrain, [&](std::size_t e) {
     element_values_[e] = membranes_[e].term.value(gather<3>(X, membranes_[e].v));
   });
-  for_each_index(nh, [&](std::size_t e) {
+  for_each_index(nh, kGrain, [&](std::size_t e) {
     element_values_[nm + e] = hinges_[e].term.value(gather<4>(X, hinges_[e].v));
   });
   double sum = 0.0;
@@ -35,11 +27,11 @@ double BodyPotential::value(const Vector& X) const {
 void BodyPotential::gradient(const Vector& X, Vector& out) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
   element_gradients_.resize(9 * nm + 12 * nh);
-  for_each_index(nm, [&](std::size_t e) {
+  for_each_index(nm, kGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<3>> out_e(&element_gradients_[9 * e]);
     out_e = membranes_[e].term.gradient(gather<3>(X, membranes_[e].v));
   });
-  for_each_index(nh, [&](std::size_t e) {
+  for_each_index(nh, kGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<4>> out_e(&element_gradients_[9 * nm + 12 * e]);
     out_e = hinges_[e].term.gradient(gather<4>(X, hinges_[e].v));
   });
@@ -68,10 +60,10 @@ void BodyPotential::hessian(const Vector& X, Sparse& out) const {
             triplets_[k++] = {static_cast<int>(3 * v[i] + r), static_cast<int>(3 * v[j] + c),
                               H(3 * i + r, 3 * j + c)};
   };
-  for_each_index(nm, [&](std::size_t e) {
+  for_each_index(nm, kGrain, [&](std::size_t e) {
     scatter(81 * e, membranes_[e].v, membranes_[e].term.hessian(gather<3>(X, membranes_[e].v), true));
   });
-  for_each_index(nh, [&](std::size_t e) {
+  for_each_index(nh, kGrain, [&](std::size_t e) {
     scatter(81 * nm + 144 * e, hinges_[e].v, hinges_[e].term.hessian(gather<4>(X, hinges_[e].v), true));
   });
   out.resize(static_cast<Eigen::Index>(3 * n_), static_cast<Eigen::Index>(3 * n_));

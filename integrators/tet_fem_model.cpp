@@ -6,20 +6,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "integrators/parallel_for.hpp"
 #include "integrators/tet_fem.hpp"
 
 namespace clockwork {
 
 namespace {
 constexpr std::size_t kGrain = 128;
-
-template <typename F>
-void for_each_index(std::size_t count, F&& f) {
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, kGrain),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t i = r.begin(); i != r.end(); ++i) f(i);
-                    });
-}
 }  // namespace
 
 struct TetFemModel::Impl {
@@ -127,7 +120,7 @@ double TetFemModel::energy(const Vector& x) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.values.resize(m.tets.size());
-  for_each_index(m.tets.size(), [&](std::size_t e) { m.values[e] = m.value(x, e); });
+  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) { m.values[e] = m.value(x, e); });
   double sum = 0.0;
   for (double v : m.values) sum += v;
   return sum;
@@ -137,7 +130,7 @@ void TetFemModel::internal_force(const Vector& x, Vector& out) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.gradients.resize(12 * m.tets.size());
-  for_each_index(m.tets.size(), [&](std::size_t e) {
+  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<4>>(&m.gradients[12 * e]) = m.gradient(x, e);
   });
   out.setZero(m.rest.size());
@@ -150,7 +143,7 @@ void TetFemModel::stiffness(const Vector& x, Sparse& out, bool project_psd) cons
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.hessians.resize(144 * m.tets.size());
-  for_each_index(m.tets.size(), [&](std::size_t e) {
+  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
     Eigen::Map<StencilMatrix<4>>(&m.hessians[144 * e]) = m.hessian(x, e, project_psd);
   });
   // Reuse `out` when it already has the pattern (the usual case: no allocation).

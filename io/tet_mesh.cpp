@@ -49,6 +49,15 @@ double tet_signed_volume(const Vec3& x0, const Vec3& x1, const Vec3& x2, const V
   return (x1 - x0).dot((x2 - x0).cross(x3 - x0)) / 6.0;
 }
 
+bool tet_is_degenerate(const TetMesh& mesh, const std::array<Index, 4>& tet, double& volume) {
+  const Vec3 &x0 = mesh.vertices[tet[0]], &x1 = mesh.vertices[tet[1]],
+             &x2 = mesh.vertices[tet[2]], &x3 = mesh.vertices[tet[3]];
+  const double longest = std::max({(x1 - x0).norm(), (x2 - x0).norm(), (x3 - x0).norm(),
+                                   (x2 - x1).norm(), (x3 - x1).norm(), (x3 - x2).norm()});
+  volume = tet_signed_volume(x0, x1, x2, x3);
+  return std::abs(volume) <= 1e-12 * longest * longest * longest;
+}
+
 void validate_tet_mesh(const TetMesh& mesh, const std::string& source) {
   const auto fail = [&](const std::string& what) {
     throw SceneError(fmt::format("{}: {}", source, what));
@@ -70,13 +79,8 @@ void validate_tet_mesh(const TetMesh& mesh, const std::string& source) {
     if (mesh.tet_region[t] >= mesh.region_names.size())
       fail(fmt::format("{}: region {} out of range (there are {} regions)", tet_text(t, tet),
                        mesh.tet_region[t], mesh.region_names.size()));
-    const Vec3 &x0 = mesh.vertices[tet[0]], &x1 = mesh.vertices[tet[1]],
-               &x2 = mesh.vertices[tet[2]], &x3 = mesh.vertices[tet[3]];
-    const double longest = std::max({(x1 - x0).norm(), (x2 - x0).norm(), (x3 - x0).norm(),
-                                     (x2 - x1).norm(), (x3 - x1).norm(), (x3 - x2).norm()});
-    const double volume = tet_signed_volume(x0, x1, x2, x3);
-    // Scale-free threshold: a tet of volume 1e-12 L³ has a height ~1e-11 of its edges.
-    if (std::abs(volume) <= 1e-12 * longest * longest * longest)
+    double volume = 0.0;
+    if (tet_is_degenerate(mesh, tet, volume))
       fail(fmt::format("{}: degenerate, volume {}", tet_text(t, tet), volume));
     if (volume < 0) fail(fmt::format("{}: inverted, volume {}", tet_text(t, tet), volume));
     for (const Index i : tet) used[i] = 1;

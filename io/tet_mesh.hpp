@@ -24,6 +24,9 @@ struct TetMesh {
 
 /// Signed volume (1/6) det[x1 − x0, x2 − x0, x3 − x0].
 double tet_signed_volume(const Vec3& x0, const Vec3& x1, const Vec3& x2, const Vec3& x3);
+/// Whether tet `tet` of `mesh` is degenerate: |volume| ≤ 1e-12 × (its longest edge)³,
+/// a height ~1e-11 of its edges (scale-free); its signed volume goes to `volume`.
+bool tet_is_degenerate(const TetMesh& mesh, const std::array<Index, 4>& tet, double& volume);
 
 /// Checks indices, finite coordinates, and that every tet has a positive volume above
 /// 1e-12 × (its longest edge)³ — throws SceneError "SOURCE: tet T (a b c d): inverted,

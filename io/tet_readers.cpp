@@ -97,12 +97,8 @@ class LineReader {
 void orient_tets(TetMesh& mesh, const std::string& path, const std::vector<int>& lines) {
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
     auto& tet = mesh.tets[t];
-    const Vec3 &x0 = mesh.vertices[tet[0]], &x1 = mesh.vertices[tet[1]],
-               &x2 = mesh.vertices[tet[2]], &x3 = mesh.vertices[tet[3]];
-    const double longest = std::max({(x1 - x0).norm(), (x2 - x0).norm(), (x3 - x0).norm(),
-                                     (x2 - x1).norm(), (x3 - x1).norm(), (x3 - x2).norm()});
-    const double volume = tet_signed_volume(x0, x1, x2, x3);
-    if (std::abs(volume) <= 1e-12 * longest * longest * longest)
+    double volume = 0.0;
+    if (tet_is_degenerate(mesh, tet, volume))
       throw SceneError(fmt::format("{}:{}: degenerate tet ({} {} {} {}), got volume {}", path,
                                    lines[t], tet[0], tet[1], tet[2], tet[3], volume));
     if (volume < 0) std::swap(tet[2], tet[3]);
