@@ -52,7 +52,7 @@ struct MultirateSolver::RegionData {
   std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
   Eigen::MatrixXd W;            // K_SL[:, J]
   // Scratch of the forward substitutions of a step.
-  Vector a, k, sum, last, prev, rhs, x;
+  Vector a, k, coupling, sum, last, prev, rhs, x;
 
   /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL).
   double c(int r, double beta) const { return (r * h * beta + double(r) * r * h * h) / m; }
@@ -128,14 +128,8 @@ MultirateSolver::MultirateSolver(const TetFemModel& model, std::vector<Multirate
       seen = g;
     }
   }
-  local_.assign(n, 0);
   for (std::size_t a = 0; a < n; ++a)
-    if (group_[a] == -1) {
-      local_[a] = static_cast<Index>(large_.size());
-      large_.push_back(static_cast<Index>(a));
-    }
-  for (const auto& reg : regions_)
-    for (std::size_t i = 0; i < reg.vertices.size(); ++i) local_[reg.vertices[i]] = Index(i);
+    if (group_[a] == -1) large_.push_back(static_cast<Index>(a));
 
   mass3_.resize(3 * n);
   for (std::size_t a = 0; a < n; ++a) mass3_.segment<3>(3 * a).setConstant(model.lumped_mass()[a]);
@@ -260,11 +254,11 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
   }
   Dv_ = settings_.rayleigh_alpha * mass3_.cwiseProduct(v0) + settings_.rayleigh_beta * Kv_;
   const double hL = settings_.h_L;
-  const Vector common = f_ext - f_int0_ - Dv_;
-  b_L_ = hL * (P_L_ * (common - hL * Kv_));
+  common_ = f_ext - f_int0_ - Dv_;
+  b_L_ = hL * (P_L_ * (common_ - hL * Kv_));
   for (auto& dp : data_) {
     RegionData& d = *dp;
-    d.a = d.h * (d.P * common);
+    d.a = d.h * (d.P * common_);
     d.k = d.h * d.h * (d.P * Kv_);
   }
 }
@@ -280,7 +274,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   rhs(x0, v0, f_ext);
   timings_.rhs += seconds_since(t0);
   // eq. 36: b^L* = b^L − Σ_i H^{LS_i} (H^{S_iS_i})⁻¹ b̄^{S_i}.
-  Vector b_star = b_L_;
+  b_star_ = b_L_;
   for (auto& dp : data_) {
     RegionData& d = *dp;
     d.forward(1, [&](int r, Vector& y) { y = d.a - double(r) * d.k; },
@@ -288,25 +282,27 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
                 if (r == d.m) d.last = X;
               },
               d.sum, d.prev, d.rhs, d.x);
-    if (!large_.empty()) b_star.noalias() -= d.K_LS * (hL * d.h * d.sum + hL * beta * d.last);
+    if (!large_.empty()) b_star_.noalias() -= d.K_LS * (hL * d.h * d.sum + hL * beta * d.last);
   }
   // eq. 34.
   const auto t1 = Clock::now();
-  Vector dv_L;
-  if (!large_.empty())
-    dv_L = settings_.symmetric_schur ? Vector(schur_ldlt_.solve(b_star))
-                                     : Vector(schur_lu_.solve(b_star));
+  if (!large_.empty()) {
+    if (settings_.symmetric_schur) dv_L_ = schur_ldlt_.solve(b_star_);
+    else dv_L_ = schur_lu_.solve(b_star_);
+    out.dv_L = P_L_.transpose() * dv_L_;
+  } else {
+    out.dv_L.setZero(n3);
+  }
   timings_.schur_solve += seconds_since(t1);
-  out.dv_L.setZero(n3);
-  if (!large_.empty()) out.dv_L = P_L_.transpose() * dv_L;
   // eq. 37: Δv̄^S = (H^SS)⁻¹ (b̄^S − H^SL Δv^L).
   out.dv_S.resize(data_.size());
   for (std::size_t i = 0; i < data_.size(); ++i) {
     RegionData& d = *data_[i];
     out.dv_S[i].resize(d.m);
-    const Vector coupling = large_.empty() ? Vector::Zero(d.a.size()) : Vector(d.K_SL * dv_L);
+    if (large_.empty()) d.coupling.setZero(d.a.size());
+    else d.coupling.noalias() = d.K_SL * dv_L_;
     d.forward(
-        1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * coupling; },
+        1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
         [&](int r, const Vector& X) { out.dv_S[i][r - 1] = d.P.transpose() * X; }, d.sum, d.prev,
         d.rhs, d.x);
   }

@@ -111,14 +111,13 @@ class MultirateSolver {
   MultirateSettings settings_;
   std::vector<int> group_;        ///< per vertex: -2 fixed, -1 L, i ≥ 0 region i
   std::vector<Index> large_;
-  std::vector<Index> local_;      ///< per vertex: index within its group
   std::vector<std::unique_ptr<RegionData>> data_;
   Sparse K_, P_L_;                ///< full stiffness at the linearisation point; L selector
   Sparse A_L_;                    ///< M^LL + h_L D^LL + h_L² K^LL
   Sparse schur_;                  ///< H^LL*
   Eigen::SparseLU<Sparse> schur_lu_;
   Eigen::SimplicialLDLT<Sparse> schur_ldlt_;
-  Vector mass3_, f_int0_, b_L_, Kv_, Dv_;
+  Vector mass3_, f_int0_, b_L_, Kv_, Dv_, common_, b_star_, dv_L_;  ///< per-step buffers
   Eigen::MatrixXd uv_, Kuv_;  ///< linear FEM: [x0 − X, v0] and K times it
   bool linearised_ = false, factored_ = false;
   MultirateTimings timings_;

@@ -55,7 +55,7 @@ void SolidSource::start(EventKind kind, Kernel& kernel, double t0) {
     fine->next_.assign(multirate_->regions().size(), 1);
     fine_ = fine.get();
     fine_kind_ = kernel.add_source(std::move(fine));
-    step_start_.assign(multirate_->regions().size(), t0);
+    step_start_ = t0;
   }
   kernel.schedule(kind, 0, t0);
 }
@@ -99,9 +99,9 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   multirate_->step(x_, v_, f_ext_, step_);
   kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   const auto& regions = multirate_->regions();
+  step_start_ = time;
   for (std::size_t i = 0; i < regions.size(); ++i) {
     kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);
-    step_start_[i] = time;
     if (regions[i].m > 1) {
       fine_->begin(static_cast<EventSlot>(i));
       kernel.schedule(fine_kind_, static_cast<EventSlot>(i), time + h_ / regions[i].m);
@@ -135,7 +135,7 @@ double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
   ++coarse_.counters_.fine_steps;
   next_[slot] = r + 1;
   if (r + 1 >= region.m) return kNever;
-  return coarse_.step_start_[slot] + (r + 1) * (coarse_.h_ / region.m);
+  return coarse_.step_start_ + (r + 1) * (coarse_.h_ / region.m);
 }
 
 }  // namespace clockwork

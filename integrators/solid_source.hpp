@@ -16,7 +16,6 @@
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
 /// velocity (zero, or a script's) enters the right-hand side.
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -87,7 +86,7 @@ class SolidSource final : public EventSource {
   MultirateStep step_;
   EventKind fine_kind_ = 0;
   SolidFineSource* fine_ = nullptr;
-  std::vector<double> step_start_;  ///< per region: t_n of the current large step
+  double step_start_ = 0.0;  ///< t_n of the current large step
   SolidCounters counters_;
 };
 

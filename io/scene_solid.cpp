@@ -25,12 +25,10 @@ auto at_field(const JsonField& field, F&& read) {
   }
 }
 
-Vec3 box_corner(const JsonField& box, const char* key) { return box.at(key).vec3(); }
-
 /// Vertices inside {"min": [..], "max": [..]}; at least one.
 std::vector<Index> vertices_in_box(const JsonField& box, const TetMesh& mesh) {
   box.expect_keys({"min", "max"});
-  const Vec3 lo = box_corner(box, "min"), hi = box_corner(box, "max");
+  const Vec3 lo = box.at("min").vec3(), hi = box.at("max").vec3();
   if (!(lo.array() <= hi.array()).all()) box.fail("min must not exceed max");
   std::vector<Index> out;
   for (Index a = 0; a < mesh.vertices.size(); ++a)
@@ -217,7 +215,6 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
         ids.push_back(at_field(nk, [&] { return find_region(mesh, name, "the mesh"); }));
       }
       reg.vertices = region_vertices(mesh, ids);
-      reg.name = names->raw().dump();
     } else if (auto v = r.find("vertices")) {
       reg.vertices = vertex_list(*v, mesh);
     } else {
