@@ -1,5 +1,6 @@
 #include "integrators/implicit_tick.hpp"
 
+#include <cassert>
 #include <cmath>
 
 namespace clockwork {
@@ -10,7 +11,16 @@ double ImplicitTickSolver::energy(const TickProblem& p, const Eigen::VectorXd& x
   for (std::size_t a = 0; a < n; ++a)
     if ((*p.free)[a]) kinetic += (*p.mass)[a] * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)).squaredNorm();
   mid_ = 0.5 * (p.q_tilde + x);
-  return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_);
+  return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_) + damping_term(p, x, nullptr);
+}
+
+double ImplicitTickSolver::damping_term(const TickProblem& p, const Eigen::VectorXd& x,
+                                        Eigen::VectorXd* g) {
+  if (settings_.rayleigh_beta <= 0.0) return 0.0;
+  delta_ = x - p.q_tilde;
+  damping_force_ = damping_ * delta_;
+  if (g) *g += damping_force_ / p.h;
+  return delta_.dot(damping_force_) / (2.0 * p.h);
 }
 
 void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x,
@@ -27,12 +37,23 @@ void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x
     g.segment<3>(3 * a) = (*p.mass)[a] / (p.h * p.h) * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)) +
                           0.5 * grad_v_.segment<3>(3 * a);
   }
+  if (settings_.rayleigh_beta > 0.0) {
+    damping_term(p, x, &g);
+    for (std::size_t a = 0; a < n; ++a)
+      if (!(*p.free)[a]) g.segment<3>(3 * a).setZero();
+  }
 }
 
 bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) {
   mid_ = 0.5 * (p.q_tilde + x);
   potential_.hessian(mid_, hessian_);
   hessian_ *= 0.25;
+  if (settings_.rayleigh_beta > 0.0) {
+    // Same elements, same assembly: D has hessian_'s compressed pattern.
+    assert(damping_.nonZeros() == hessian_.nonZeros());
+    Eigen::Map<Eigen::VectorXd>(hessian_.valuePtr(), hessian_.nonZeros()) +=
+        Eigen::Map<const Eigen::VectorXd>(damping_.valuePtr(), damping_.nonZeros()) / p.h;
+  }
   const std::vector<bool>& free = *p.free;
   // Prescribed rows and columns leave the system (filter), keeping the pattern.
   for (int k = 0; k < hessian_.outerSize(); ++k)
@@ -74,6 +95,10 @@ double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
 
 TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   TickReport report;
+  if (settings_.rayleigh_beta > 0.0) {
+    potential_.hessian(p.q_tilde, damping_);
+    damping_ *= settings_.rayleigh_beta;
+  }
   // Convergence scale: the two parts of the gradient at x = q̃.
   {
     double inertia = 0.0;

@@ -3,9 +3,16 @@
 /// phantom-mesh paper's eq. 4, 6–8 with α = ½; test_phantom checks the optimality
 /// condition against the update equations):
 ///
-///   x* = argmin_x E(x),  E(x) = (1/(2h²)) ||x − y||²_M + V((q̃ + x)/2),
+///   x* = argmin_x E(x),  E(x) = (1/(2h²)) ||x − y||²_M + V((q̃ + x)/2)
+///                                + (1/(2h)) (x − q̃)ᵀ D (x − q̃),
 ///
-/// M the full lumped mass, V the body's implicit potential. Prescribed (pinned)
+/// M the full lumped mass, V the body's implicit potential, D = β K(q̃) optional
+/// stiffness-proportional Rayleigh damping (K the PSD-projected Hessian of V at the
+/// tick's start, fixed through the solve): the damping impulse −h D ṽ⁺ with
+/// ṽ⁺ = (x − q̃)/h. K annihilates translations, so D exerts no net force. The
+/// undamped midpoint rule (β = 0) is the paper's; it has no numerical dissipation and
+/// can pump energy into the mesh-scale modes of stiff, strongly curved shells
+/// (docs/phantom.md). Prescribed (pinned)
 /// vertices are removed from the unknowns: their x is given (Baraff–Witkin's filter).
 ///
 /// Solvers (lecture-implicit-euler-methods.md): projected Newton (element Hessians
@@ -31,6 +38,7 @@ struct ImplicitSolverSettings {
   double tolerance = 1e-6;
   int max_iterations = 200;
   int refresh = 50;  ///< NCG: ticks between preconditioner refactorisations
+  double rayleigh_beta = 0.0;  ///< s: D = β K (0: undamped, the paper's integrator)
 };
 
 struct TickProblem {
@@ -69,14 +77,17 @@ class ImplicitTickSolver {
   double line_search(const TickProblem& p, Eigen::VectorXd& x, const Eigen::VectorXd& g,
                      const Eigen::VectorXd& d, double& e);
 
+  /// δᵀ D δ / (2h) with δ = x − q̃ (0 without damping); D δ / h into `g` if given.
+  double damping_term(const TickProblem& p, const Eigen::VectorXd& x, Eigen::VectorXd* g);
+
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;
-  BodyPotential::Sparse hessian_;
+  BodyPotential::Sparse hessian_, damping_;
   Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
   bool analyzed_ = false;
   bool have_factor_ = false;
   int ticks_since_refresh_ = 0;
-  Eigen::VectorXd mid_, grad_v_, trial_;
+  Eigen::VectorXd mid_, grad_v_, trial_, delta_, damping_force_;
 };
 
 }  // namespace clockwork

@@ -432,7 +432,7 @@ class SceneBuilder {
     }
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
     const JsonField f = b.at("phantom");
-    f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh"});
+    f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "rayleigh_beta"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
     if (auto k = f.find("solver"))
@@ -441,6 +441,7 @@ class SceneBuilder {
     if (auto t = f.find("tolerance")) p.solver.tolerance = t->positive();
     if (auto m = f.find("max_iterations")) p.solver.max_iterations = static_cast<int>(m->integer_in(1, 100000));
     if (auto r = f.find("refresh")) p.solver.refresh = static_cast<int>(r->integer_in(1, 1000000));
+    if (auto d = f.find("rayleigh_beta")) p.solver.rayleigh_beta = d->non_negative();
     return p;
   }
 
