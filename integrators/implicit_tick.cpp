@@ -95,7 +95,12 @@ double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
 
 TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   TickReport report;
-  if (settings_.rayleigh_beta > 0.0) {
+  const bool newton = settings_.kind == ImplicitSolverKind::ProjectedNewton;
+  const bool refresh = !newton && (!have_factor_ || ticks_since_refresh_ >= settings_.refresh);
+  // D = β K: Newton evaluates K at each tick's start; NCG only when it refreshes its
+  // preconditioner (a K a few ticks old is still PSD with translations in its null
+  // space, so the damping stays dissipative and exerts no net force).
+  if (settings_.rayleigh_beta > 0.0 && (newton || refresh || damping_.nonZeros() == 0)) {
     potential_.hessian(p.q_tilde, damping_);
     damping_ *= settings_.rayleigh_beta;
   }
@@ -115,10 +120,9 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   Eigen::VectorXd g, d, z, z_old, g_old;
   gradient(p, x, g);
   double e = energy(p, x);
-  const bool newton = settings_.kind == ImplicitSolverKind::ProjectedNewton;
   constexpr int kStallIterations = 20;
   bool refreshed = false;
-  if (!newton && (!have_factor_ || ticks_since_refresh_ >= settings_.refresh)) {
+  if (refresh) {
     factor(p, x);
     ticks_since_refresh_ = 0;
   }

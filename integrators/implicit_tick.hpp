@@ -8,7 +8,7 @@
 ///
 /// M the full lumped mass, V the body's implicit potential, D = β K(q̃) optional
 /// stiffness-proportional Rayleigh damping (K the PSD-projected Hessian of V at the
-/// tick's start, fixed through the solve): the damping impulse −h D ṽ⁺ with
+/// tick's start — for NCG at its last preconditioner refresh — fixed through the solve): the damping impulse −h D ṽ⁺ with
 /// ṽ⁺ = (x − q̃)/h. K annihilates translations, so D exerts no net force. The
 /// undamped midpoint rule (β = 0) is the paper's; it has no numerical dissipation and
 /// can pump energy into the mesh-scale modes of stiff, strongly curved shells
