@@ -29,6 +29,7 @@ int summarise(const clockwork::Scene& scene) {
   for (const auto& b : scene.bodies) vertices += b.vertex_count;
   fmt::print("scene '{}' ({}): {} bodies, {} vertices, end_time {} s, {} frames/s\n", scene.name,
              scene.file, scene.bodies.size(), vertices, scene.end_time, scene.frame_rate);
+  if (!scene.description.empty()) fmt::print("  {}\n", scene.description);
   for (const auto& t : scene.terms)
     fmt::print("  {:<16} {:>8} stencils, period {:.3g} .. {:.3g} s\n", t.kind, t.count,
                t.min_period, t.max_period);
@@ -223,9 +224,11 @@ int main(int argc, char** argv) {
     for (const clockwork::PhantomSource* ph : scene.phantoms) {
       const auto& c = ph->counters();
       fmt::print("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "
-                 "{:.3f} s in solves, {} torque corrections (largest {:.3g} m/s)\n",
+                 "{:.3f} s in solves, {} torque corrections (largest {:.3g} m/s, {} too large, "
+                 "skipped)\n",
                  c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
-                 c.unconverged, c.solve_seconds, c.torque_corrections, c.max_correction_speed);
+                 c.unconverged, c.solve_seconds, c.torque_corrections, c.max_correction_speed,
+                 c.torque_skipped);
     }
     if (scene.contact) {
       const auto c = scene.contact->counters();

@@ -176,12 +176,19 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
   const Vec3 omega = inertia.ldlt().solve(-torque);
   // Degenerate (collinear) body, or a rotation below the rounding of the positions.
   if (!omega.allFinite() || h_ * omega.norm() <= 1e-15) return false;
+  const double speed = omega.norm() * std::sqrt(inertia.trace() / total);
+  double fastest = 0.0;
+  for (std::size_t a = 0; a < n; ++a)
+    fastest = std::max(fastest, (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)).norm() / h_);
+  if (speed > kMaxCorrection * fastest) {
+    ++counters_.torque_skipped;
+    return false;
+  }
   for (std::size_t a = 0; a < n; ++a) {
     const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
     x_.segment<3>(3 * a) += h_ * omega.cross(r);
   }
-  counters_.max_correction_speed = std::max(counters_.max_correction_speed,
-                                            omega.norm() * std::sqrt(inertia.trace() / total));
+  counters_.max_correction_speed = std::max(counters_.max_correction_speed, speed);
   return true;
 }
 

@@ -177,9 +177,10 @@ class SceneBuilder {
       : root_(doc, file), root_file_(file), base_dir_(base_dir) {}
 
   Scene build() {
-    root_.expect_keys({"name", "end_time", "frame_rate", "seed", "gravity", "wind", "output",
-                       "bodies", "contact", "obstacles"});
+    root_.expect_keys({"name", "description", "end_time", "frame_rate", "seed", "gravity", "wind",
+                       "output", "bodies", "contact", "obstacles"});
     scene_.name = root_.at("name").string();
+    if (auto d = root_.find("description")) scene_.description = d->string();
     if (scene_.name.empty() || scene_.name.find_first_of("/\\") != std::string::npos)
       root_.at("name").fail("must be a non-empty name without slashes");
     scene_.end_time = root_.at("end_time").positive();

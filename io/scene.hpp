@@ -35,6 +35,7 @@ struct TermSummary {
 struct Scene {
   std::string file;  ///< where it was read from ("<memory>" for JSON built in code)
   std::string name;
+  std::string description;  ///< free text: what the scene shows, how long a full run takes
   double end_time = 0.0;    ///< s
   double frame_rate = 0.0;  ///< frames per simulated second
   bool write_obj = true, write_ply = true;
