@@ -189,6 +189,8 @@ class ContactSystem {
   /// wide envelope would make their slabs fail at once; triangle pairs and grid
   /// certificates have room.
   static constexpr std::uint8_t kNear = 1, kFar = 2;
+  /// A layer retires at a distance of (1 + kRetireMargin) × its thickness (layer_tick).
+  static constexpr double kRetireMargin = 0.1;
   EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;
   std::deque<Triangle> triangles_;
   std::deque<Pair> pairs_;

@@ -47,7 +47,9 @@ void BodyPotential::gradient(const Vector& X, Vector& out) const {
   if (external_.size() == X.size()) out -= external_;
 }
 
-void BodyPotential::hessian(const Vector& X, Sparse& out) const {
+template <typename MembraneBlock, typename HingeBlock>
+void BodyPotential::assemble(const Vector& X, Sparse& out, MembraneBlock membrane,
+                             HingeBlock hinge) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
   triplets_.resize(81 * nm + 144 * nh);
   const auto scatter = [&](std::size_t base, const auto& v, const auto& H) {
@@ -61,13 +63,25 @@ void BodyPotential::hessian(const Vector& X, Sparse& out) const {
                               H(3 * i + r, 3 * j + c)};
   };
   for_each_index(nm, kGrain, [&](std::size_t e) {
-    scatter(81 * e, membranes_[e].v, membranes_[e].term.hessian(gather<3>(X, membranes_[e].v), true));
+    scatter(81 * e, membranes_[e].v, membrane(membranes_[e].term, gather<3>(X, membranes_[e].v)));
   });
   for_each_index(nh, kGrain, [&](std::size_t e) {
-    scatter(81 * nm + 144 * e, hinges_[e].v, hinges_[e].term.hessian(gather<4>(X, hinges_[e].v), true));
+    scatter(81 * nm + 144 * e, hinges_[e].v, hinge(hinges_[e].term, gather<4>(X, hinges_[e].v)));
   });
   out.resize(static_cast<Eigen::Index>(3 * n_), static_cast<Eigen::Index>(3 * n_));
   out.setFromTriplets(triplets_.begin(), triplets_.end());
+}
+
+void BodyPotential::hessian(const Vector& X, Sparse& out) const {
+  assemble(
+      X, out, [](const MembraneStVK& t, const auto& x) { return t.hessian(x, true); },
+      [](const HingeBending& t, const auto& x) { return t.hessian(x, true); });
+}
+
+void BodyPotential::material_stiffness(const Vector& X, Sparse& out) const {
+  assemble(
+      X, out, [](const MembraneStVK& t, const auto& x) { return t.material_stiffness(x); },
+      [](const HingeBending& t, const auto& x) { return t.material_stiffness(x); });
 }
 
 }  // namespace clockwork

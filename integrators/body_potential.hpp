@@ -39,6 +39,9 @@ class BodyPotential {
   /// Hessian with every element block projected to PSD (projected Newton), into a
   /// matrix whose pattern is fixed after the first call.
   void hessian(const Vector& X, Sparse& out) const;
+  /// The elements' material (Gauss–Newton) stiffness: PSD without projection, zero on
+  /// rigid motions of X; same pattern as hessian(). The stiffness of Rayleigh damping.
+  void material_stiffness(const Vector& X, Sparse& out) const;
 
  private:
   template <typename Term>
@@ -46,6 +49,9 @@ class BodyPotential {
     std::array<Index, Term::kVertices> v;
     Term term;
   };
+  /// Assembles per-element matrices block(term, x_e) in a fixed order.
+  template <typename MembraneBlock, typename HingeBlock>
+  void assemble(const Vector& X, Sparse& out, MembraneBlock membrane, HingeBlock hinge) const;
   template <int N>
   StencilPositions<N> gather(const Vector& X, const std::array<Index, N>& v) const {
     StencilPositions<N> x;

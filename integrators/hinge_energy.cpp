@@ -104,4 +104,9 @@ StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool projec
   return H;
 }
 
+StencilMatrix<4> HingeBending::material_stiffness(const StencilPositions<4>& x) const {
+  const StencilVector<4> g = angle_gradient(x);
+  return (2.0 * stiffness * weight) * (g * g.transpose());
+}
+
 }  // namespace clockwork

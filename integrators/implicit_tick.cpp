@@ -97,11 +97,11 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   TickReport report;
   const bool newton = settings_.kind == ImplicitSolverKind::ProjectedNewton;
   const bool refresh = !newton && (!have_factor_ || ticks_since_refresh_ >= settings_.refresh);
-  // D = β K: Newton evaluates K at each tick's start; NCG only when it refreshes its
-  // preconditioner (a K a few ticks old is still PSD with translations in its null
-  // space, so the damping stays dissipative and exerts no net force).
+  // D = β K_mat: Newton evaluates it at each tick's start; NCG only when it refreshes
+  // its preconditioner (a K_mat a few ticks old is still PSD with translations in its
+  // null space, so the damping stays dissipative and exerts no net force).
   if (settings_.rayleigh_beta > 0.0 && (newton || refresh || damping_.nonZeros() == 0)) {
-    potential_.hessian(p.q_tilde, damping_);
+    potential_.material_stiffness(p.q_tilde, damping_);
     damping_ *= settings_.rayleigh_beta;
   }
   // Convergence scale: the two parts of the gradient at x = q̃.

@@ -6,10 +6,13 @@
 ///   x* = argmin_x E(x),  E(x) = (1/(2h²)) ||x − y||²_M + V((q̃ + x)/2)
 ///                                + (1/(2h)) (x − q̃)ᵀ D (x − q̃),
 ///
-/// M the full lumped mass, V the body's implicit potential, D = β K(q̃) optional
-/// stiffness-proportional Rayleigh damping (K the PSD-projected Hessian of V at the
-/// tick's start — for NCG at its last preconditioner refresh — fixed through the solve): the damping impulse −h D ṽ⁺ with
-/// ṽ⁺ = (x − q̃)/h. K annihilates translations, so D exerts no net force. The
+/// M the full lumped mass, V the body's implicit potential, D = β K_mat(q̃) optional
+/// stiffness-proportional Rayleigh damping: K_mat the elements' material (Gauss–Newton)
+/// stiffness at the tick's start (for NCG: at its last preconditioner refresh), fixed
+/// through the solve; the damping impulse is −h D ṽ⁺ with ṽ⁺ = (x − q̃)/h. K_mat is
+/// PSD and annihilates rigid motions of q̃, so D exerts no net force and does not brake
+/// a swinging or spinning body (the full K would: its stress term damped a hanging
+/// foil's swing to rest in 0.2 s). The
 /// undamped midpoint rule (β = 0) is the paper's; it has no numerical dissipation and
 /// can pump energy into the mesh-scale modes of stiff, strongly curved shells
 /// (docs/phantom.md). Prescribed (pinned)
@@ -38,7 +41,7 @@ struct ImplicitSolverSettings {
   double tolerance = 1e-6;
   int max_iterations = 200;
   int refresh = 50;  ///< NCG: ticks between preconditioner refactorisations
-  double rayleigh_beta = 0.0;  ///< s: D = β K (0: undamped, the paper's integrator)
+  double rayleigh_beta = 0.0;  ///< s: D = β K_mat (0: undamped, the paper's integrator)
 };
 
 struct TickProblem {

@@ -61,11 +61,22 @@ StencilVector<3> MembraneStVK::gradient(const StencilPositions<3>& x) const {
 }
 
 StencilMatrix<3> MembraneStVK::hessian(const StencilPositions<3>& x, bool project_psd) const {
+  StencilMatrix<3> H = second_derivative(x, true);
+  if (project_psd) project_to_psd(H);
+  return H;
+}
+
+StencilMatrix<3> MembraneStVK::material_stiffness(const StencilPositions<3>& x) const {
+  return second_derivative(x, false);
+}
+
+StencilMatrix<3> MembraneStVK::second_derivative(const StencilPositions<3>& x, bool with_stress) const {
   const Mat32 F = edges(x) * Dm_inv;
   const Eigen::Matrix2d E = 0.5 * (F.transpose() * F - Eigen::Matrix2d::Identity());
   const Eigen::Matrix2d S = 2.0 * mu * E + lambda * E.trace() * Eigen::Matrix2d::Identity();
   StencilMatrix<3> H;
-  // Differentiate G = A P D_m^{-T}, P = F S, along each edge-vector coordinate.
+  // Differentiate G = A P D_m^{-T}, P = F S, along each edge-vector coordinate: the
+  // dF S part is the stress (geometric) term, F dS the material one.
   for (int a = 0; a < 2; ++a)
     for (int i = 0; i < 3; ++i) {
       Mat32 dDs = Mat32::Zero();
@@ -73,13 +84,13 @@ StencilMatrix<3> MembraneStVK::hessian(const StencilPositions<3>& x, bool projec
       const Mat32 dF = dDs * Dm_inv;
       const Eigen::Matrix2d dE = 0.5 * (dF.transpose() * F + F.transpose() * dF);
       const Eigen::Matrix2d dS = 2.0 * mu * dE + lambda * dE.trace() * Eigen::Matrix2d::Identity();
-      const Mat32 dG = area * (dF * S + F * dS) * Dm_inv.transpose();
+      const Mat32 dP = with_stress ? Mat32(dF * S + F * dS) : Mat32(F * dS);
+      const Mat32 dG = area * dP * Dm_inv.transpose();
       StencilVector<3> col;
       col << -dG.col(0) - dG.col(1), dG.col(0), dG.col(1);
       H.col(3 * (a + 1) + i) = col;
     }
   for (int i = 0; i < 3; ++i) H.col(i) = -H.col(3 + i) - H.col(6 + i);
-  if (project_psd) project_to_psd(H);
   return H;
 }
 

@@ -29,6 +29,13 @@ struct MembraneStVK {
   double value(const StencilPositions<3>& x) const;
   StencilVector<3> gradient(const StencilPositions<3>& x) const;
   StencilMatrix<3> hessian(const StencilPositions<3>& x, bool project_psd = false) const;
+  /// The material (Gauss–Newton) part of the Hessian, A ∂Eᵀ C ∂E, without the stress
+  /// term: PSD, and zero on rigid motions of x (a rotation leaves E's rate at 0) —
+  /// the stiffness of strain-rate (Rayleigh) damping that does not brake rotations.
+  StencilMatrix<3> material_stiffness(const StencilPositions<3>& x) const;
+
+ private:
+  StencilMatrix<3> second_derivative(const StencilPositions<3>& x, bool with_stress) const;
 };
 
 }  // namespace clockwork

@@ -58,6 +58,30 @@ StencilPositions<N> rigidly_moved(const StencilPositions<N>& x, std::uint64_t se
   return y;
 }
 
+/// The material stiffness K_mat of damping: PSD, zero on rigid velocities ω × x + t
+/// at x, and equal to the full Hessian where the stress vanishes (at rest).
+template <typename Term, int N>
+void check_material_stiffness(const Term& term, const StencilPositions<N>& x,
+                              const StencilPositions<N>& rest, std::uint64_t seed) {
+  const StencilMatrix<N> K = term.material_stiffness(x);
+  const double scale = std::max(K.norm(), 1e-300);
+  CHECK((K - K.transpose()).norm() <= 1e-12 * scale);
+  Eigen::SelfAdjointEigenSolver<StencilMatrix<N>> eig(K);
+  CHECK(eig.eigenvalues().minCoeff() >= -1e-10 * scale);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n;
+  const Vec3 omega(n(rng), n(rng), n(rng)), t(n(rng), n(rng), n(rng));
+  StencilVector<N> rigid;
+  double size = 0;
+  for (int a = 0; a < N; ++a) {
+    rigid.template segment<3>(3 * a) = omega.cross(x.col(a)) + t;
+    size = std::max(size, x.col(a).norm());
+  }
+  CHECK((K * rigid).norm() <= 1e-10 * scale * (omega.norm() * size + t.norm()));
+  const StencilMatrix<N> at_rest = term.material_stiffness(rest) - term.hessian(rest);
+  CHECK(at_rest.norm() <= 1e-9 * std::max(term.hessian(rest).norm(), 1e-300));
+}
+
 }  // namespace
 
 TEST_CASE("spring: derivatives, rest, invariances") {
@@ -100,6 +124,7 @@ TEST_CASE("membrane: derivatives when stretched, compressed and sheared; PSD at 
         CHECK(m.value(rigidly_moved(x, seed)) == doctest::Approx(m.value(x)).epsilon(1e-9));
         Eigen::SelfAdjointEigenSolver<StencilMatrix<3>> eig(m.hessian(x, true));
         CHECK(eig.eigenvalues().minCoeff() >= -1e-9 * std::max(1.0, eig.eigenvalues().maxCoeff()));
+        check_material_stiffness(m, x, rest, seed);
       }
     }
     // Compressed to half and inverted: still smooth derivatives.
@@ -148,6 +173,7 @@ TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances")
         check_derivatives(h, x, 2e-6);
         check_invariances(x, h.gradient(x));
         CHECK(h.value(rigidly_moved(x, seed)) == doctest::Approx(h.value(x)).epsilon(1e-8));
+        check_material_stiffness(h, x, rest, seed);
       }
     }
   }

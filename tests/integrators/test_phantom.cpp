@@ -101,7 +101,7 @@ TEST_CASE("scripted pins move both copies: the phantom follows and the cloth is 
   CHECK(k.state().position_at(b.first_vertex, 0.3).x() > free0.x() + 0.01);  // carried along
 }
 
-TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta K(q~) v~+") {
+TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta K_mat(q~) v~+") {
   // The tick problem solved directly: a stretched, moving cloth, random y.
   nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
   Scene scene = build({{"name", "damp"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
@@ -133,11 +133,11 @@ TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta 
   const TickReport r = solver.solve(p, x);
   CHECK(r.converged);
   // Optimality, every term recomputed here: M (x - y)/h^2 + 1/2 grad V(mid) +
-  // beta K(q~) (x - q~)/h = 0 on the free vertices.
+  // beta K_mat(q~) (x - q~)/h = 0 on the free vertices.
   Eigen::VectorXd g;
   BodyPotential::Sparse K;
   V.gradient(0.5 * (p.q_tilde + x), g);
-  V.hessian(p.q_tilde, K);
+  V.material_stiffness(p.q_tilde, K);
   const Eigen::VectorXd damping = beta * (K * (x - p.q_tilde)) / h;
   double worst = 0, scale = 0;
   for (std::size_t a = 0; a < n; ++a) {
