@@ -7,7 +7,8 @@
 ///
 ///   bench_multirate figure3 [--cell C]   solve time against m: Schur + forward
 ///                                        substitution vs the direct LU of eq. 23
-///   bench_multirate table1 [--cell C]    dragon, m = 10, |S| from the jaw to the whole:
+///   bench_multirate table1 [--cell C] [--reps R]
+///                                        dragon, m = 10, |S| from the jaw to the whole:
 ///                                        s/frame of multi-rate, single-rate h_L and h_S
 ///   bench_multirate accuracy [--cell C]  jaw-vertex displacement over time: multi-rate,
 ///                                        single-rate at equal cost, single-rate h_S
@@ -162,33 +163,65 @@ std::vector<MultirateRegion> regions_of(const Dragon& d, std::size_t set, int m)
   return {{d.s_names[set], region_vertices(d.mesh, d.s_sets[set]), m}};
 }
 
-int table1(double cell) {
+/// Every variant's frames are timed in turn within each repetition (the machine is
+/// shared: load changes between repetitions move all variants alike), and ratios are
+/// taken per repetition before the median.
+int table1(double cell, int reps) {
   const Dragon d = make_dragon(cell);
   const int m = 10, frames = 21;
-  MultirateSolver single_L(*d.model, {}, d.fixed, settings(kHL, true));
-  MultirateSolver single_S(*d.model, {}, d.fixed, settings(kHL / m, true));
-  const double tL = run(d, single_L, frames, 1).seconds_per_frame;
-  fmt::print(stderr, "  single h_L: solve {:.4f} s of which rhs {:.4f}, H^LL* {:.4f}\n",
-             single_L.timings().solve, single_L.timings().rhs, single_L.timings().schur_solve);
-  const double tS = run(d, single_S, frames, m).seconds_per_frame;
-  fmt::print("dragon: {} vertices, {} tets, h_L = {} s, m = {}\n\n", d.mesh.vertices.size(),
-             d.mesh.tets.size(), kHL, m);
-  fmt::print("| S | \\|S\\| | share | interface DOFs | multi-rate s/frame (LU) | (symmetric) | "
-             "single h_L | single h_S | vs h_L | h_S / multi |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  struct Variant {
+    std::string name;
+    std::unique_ptr<MultirateSolver> solver;
+    int substeps;
+    std::vector<double> t;
+  };
+  std::vector<Variant> v;
+  const auto add = [&](std::string name, std::vector<MultirateRegion> regions, double h,
+                       bool symmetric, int substeps) {
+    v.push_back({std::move(name),
+                 std::make_unique<MultirateSolver>(*d.model, std::move(regions), d.fixed,
+                                                   settings(h, symmetric)),
+                 substeps, {}});
+  };
+  add("single h_L", {}, kHL, true, 1);
+  add("single h_S", {}, kHL / m, true, m);
   for (std::size_t set = 0; set < d.s_sets.size(); ++set) {
-    MultirateSolver lu(*d.model, regions_of(d, set, m), d.fixed, settings(kHL, false));
-    MultirateSolver sym(*d.model, regions_of(d, set, m), d.fixed, settings(kHL, true));
-    const double t_lu = run(d, lu, frames, 1).seconds_per_frame;
-    const double t_sym = run(d, sym, frames, 1).seconds_per_frame;
-    const std::size_t s = lu.regions()[0].vertices.size();
-    const double best = std::min(t_lu, t_sym);
-    const MultirateTimings& tm = sym.timings();
-    fmt::print(stderr, "  {}: solve {:.4f} s of which rhs {:.4f}, H^LL* {:.4f}\n", d.s_names[set],
-               tm.solve, tm.rhs, tm.schur_solve);
-    fmt::print("| +{} | {} | {:.1f}% | {} | {:.5f} | {:.5f} | {:.5f} | {:.5f} | {:.2f}× | {:.1f}× |\n",
-               d.s_names[set], s, 100.0 * s / d.mesh.vertices.size(), lu.interface_dofs(), t_lu,
-               t_sym, tL, tS, best / tL, tS / best);
+    add(d.s_names[set] + " LU", regions_of(d, set, m), kHL, false, 1);
+    add(d.s_names[set] + " sym", regions_of(d, set, m), kHL, true, 1);
   }
+  for (int rep = 0; rep < reps; ++rep)
+    for (Variant& x : v) x.t.push_back(run_once(d, *x.solver, frames, x.substeps).seconds_per_frame);
+  const auto ratio = [&](const Variant& a, const Variant& b) {  // median over reps of a / b
+    std::vector<double> r;
+    for (int rep = 0; rep < reps; ++rep) r.push_back(a.t[rep] / b.t[rep]);
+    return median(r);
+  };
+  // Phase breakdown per solver step (all frames of all repetitions, factorisation left out).
+  for (const Variant& x : v) {
+    const MultirateTimings& tm = x.solver->timings();
+    const double steps = double(reps) * frames * x.substeps;
+    fmt::print(stderr,
+               "  {:>12}: per step {:.3f} ms: rhs {:.3f}, H^LL* solve {:.3f}, rest (eq. 36-37) "
+               "{:.3f}\n",
+               x.name, 1e3 * tm.solve / steps, 1e3 * tm.rhs / steps, 1e3 * tm.schur_solve / steps,
+               1e3 * (tm.solve - tm.rhs - tm.schur_solve) / steps);
+  }
+  const Variant &sL = v[0], &sS = v[1];
+  fmt::print("dragon: {} vertices, {} tets, h_L = {} s, m = {}; medians of {} repetitions\n\n",
+             d.mesh.vertices.size(), d.mesh.tets.size(), kHL, m, reps);
+  fmt::print("| S | \\|S\\| | share | interface DOFs | multi-rate s/frame (LU) | (symmetric) | "
+             "single h_L | single h_S | multi / h_L | h_S / multi |\n"
+             "|---|---|---|---|---|---|---|---|---|---|\n");
+  for (std::size_t set = 0; set < d.s_sets.size(); ++set) {
+    const Variant &lu = v[2 + 2 * set], &sym = v[3 + 2 * set];
+    const Variant& best = median(lu.t) <= median(sym.t) ? lu : sym;
+    const std::size_t s = lu.solver->regions()[0].vertices.size();
+    fmt::print("| +{} | {} | {:.1f}% | {} | {:.5f} | {:.5f} | {:.5f} | {:.5f} | {:.2f}× | {:.1f}× |\n",
+               d.s_names[set], s, 100.0 * s / d.mesh.vertices.size(), lu.solver->interface_dofs(),
+               median(lu.t), median(sym.t), median(sL.t), median(sS.t), ratio(best, sL),
+               ratio(sS, best));
+  }
+  fmt::print("\nsingle h_S / single h_L per frame: {:.2f} (m = {} steps)\n", ratio(sS, sL), m);
   return 0;
 }
 
@@ -263,12 +296,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   double cell = 0.0;
-  for (int i = 2; i + 1 < argc; ++i)
+  int reps = 5;
+  for (int i = 2; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--cell") == 0) cell = std::stod(argv[i + 1]);
+    if (std::strcmp(argv[i], "--reps") == 0) reps = std::max(1, std::stoi(argv[i + 1]));
+  }
   if (cell <= 0.0) cell = kDragonCell;
   const std::string what = argv[1];
   if (what == "figure3") return figure3(cell);
-  if (what == "table1") return table1(cell);
+  if (what == "table1") return table1(cell, reps);
   if (what == "accuracy") return accuracy(cell);
   fmt::print(stderr, "unknown benchmark '{}'\n", what);
   return 2;

@@ -54,27 +54,32 @@ struct MultirateSolver::RegionData {
   // The J rows of H^LS (H^SS)⁻¹ applied to b̄^S = (a − r k)_r: S0ᵀ a − S1ᵀ k (eq. 36).
   Eigen::MatrixXd S0t, S1t;     // |J| × 3|S|
   // Scratch of the forward substitution of a step.
-  Vector a, k, coupling, correction, sum, prev, rhs, x;
+  Vector a, k, coupling, correction, gsum, prev, rhs, x;
 
   /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL).
   double c(int r, double beta) const { return (r * h * beta + double(r) * r * h * h) / m; }
 
   /// Algorithm 1 on one right-hand-side column set: Y(r) gives Y_r; visit(r, X_r).
+  /// G P_{r−1} is carried as a sum without products with G: A^S = (1 + h α) M +
+  /// (h β + h²) K^SS and G = h² K^SS (eq. 24, 27) give
+  ///   G X_r = γ (A^S X_r − (1 + h α) M X_r),   γ = h / (β + h),
+  /// and A^S X_r is the right-hand side just solved.
   template <typename Mat, typename Rhs, typename Visit>
-  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& sum_x, Mat& prev_x, Mat& r_buf,
+  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& g_sum, Mat& prev_x, Mat& r_buf,
                Mat& x_buf) const {
-    sum_x.setZero(A.rows(), cols);
+    g_sum.setZero(A.rows(), cols);
     prev_x.setZero(A.rows(), cols);
     for (int r = 1; r <= m; ++r) {
       Y(r, r_buf);
-      r_buf.noalias() -= G * sum_x;
+      r_buf -= g_sum;
       r_buf += M.asDiagonal() * prev_x;
       x_buf = llt.solve(r_buf);
-      sum_x += x_buf;
+      g_sum += gamma * (r_buf - mass_scale * (M.asDiagonal() * x_buf));
       visit(r, x_buf);
       prev_x.swap(x_buf);
     }
   }
+  double gamma = 0.0, mass_scale = 1.0;  // h / (β + h), 1 + h α
 };
 
 MultirateSolver::~MultirateSolver() = default;
@@ -167,7 +172,9 @@ void MultirateSolver::linearise(const Vector& x0) {
     d.K_SS = d.P * K_ * d.P.transpose();
     d.K_SL = d.P * K_ * P_L_.transpose();
     d.K_LS = d.K_SL.transpose();
-    d.G = d.h * d.h * d.K_SS;  // eq. 27
+    d.G = d.h * d.h * d.K_SS;  // eq. 27 (the direct solve's blocks)
+    d.gamma = d.h / (b + d.h);
+    d.mass_scale = 1.0 + d.h * a;
     // eq. 24: A^S = M^SS + h_S D^SS + h_S² K^SS.
     d.A = (d.h * b + d.h * d.h) * d.K_SS;
     for (Eigen::Index i = 0; i < d.M.size(); ++i) d.A.coeffRef(i, i) += (1.0 + d.h * a) * d.M[i];
@@ -321,8 +328,14 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
     else d.coupling.noalias() = d.K_SL * dv_L_;
     d.forward(
         1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
-        [&](int r, const Vector& X) { out.dv_S[i][r - 1] = d.P.transpose() * X; }, d.sum, d.prev,
-        d.rhs, d.x);
+        [&](int r, const Vector& X) {
+          Vector& o = out.dv_S[i][r - 1];
+          o.setZero(n3);
+          const std::vector<Index>& verts = regions_[i].vertices;
+          for (std::size_t j = 0; j < verts.size(); ++j)
+            o.segment<3>(3 * verts[j]) = X.segment<3>(3 * j);
+        },
+        d.gsum, d.prev, d.rhs, d.x);
   }
   timings_.solve += seconds_since(t0);
 }
