@@ -144,7 +144,7 @@ RunResult run_once(const Dragon& d, MultirateSolver& solver, int frames, int sub
     for (Index a : d.head_only) c += y.segment<3>(3 * a);
     return Vec3(c / double(d.head_only.size()));
   };
-  for (Index a : d.head_only)
+  for (Index a : sample_dt > 0.0 ? d.head_only : std::vector<Index>{})
     for (std::size_t i = 0; i < solver.regions().size(); ++i)
       if (std::binary_search(solver.regions()[i].vertices.begin(),
                              solver.regions()[i].vertices.end(), a))
