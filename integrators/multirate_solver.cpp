@@ -54,24 +54,10 @@ struct MultirateSolver::RegionData {
   // The J rows of H^LS (H^SS)⁻¹ applied to b̄^S = (a − r k)_r: S0ᵀ a − S1ᵀ k (eq. 36).
   Eigen::MatrixXd S0t, S1t;     // |J| × 3|S|
   // Scratch of the forward substitution of a step.
-  Vector a, k, coupling, correction, gsum, prev, rhs, x, v0, Kv0;
+  Vector a, k, coupling, correction, gsum, prev, rhs, x;
 
-  double hL = 0.0, beta = 0.0;
-  bool conserve = false;  // MultirateSettings::conserve_momentum
-  /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL). Momentum-conserving
-  /// coupling: S sees L at the end of the large step, u^L_m − u^L_0 = h_L v^L_m and
-  /// D^SL v^L_m, so B_r = h_S (β + h_L) K^SL for every r.
-  double c(int r) const {
-    return conserve ? h * (beta + hL) : (r * h * beta + double(r) * r * h * h) / m;
-  }
-  /// e_q of the L row's block on Δv^S_{0,q}, e_q K^LS (eq. 28: E = h_L h_S K^LS for q < m,
-  /// F = (h_L β + h_L h_S) K^LS for q = m). Momentum-conserving coupling: L sees S's
-  /// mean over the substeps, (1/m) Σ_r (u^S_r − u^S_0) = h_S Σ_q (m − q + 1)/m v^S_q and
-  /// D^LS (1/m) Σ_r v^S_r, so e_q = (h_L/m)(β + h_S (m − q + 1)).
-  double e(int q) const {
-    if (conserve) return hL / m * (beta + h * (m - q + 1));
-    return q < m ? hL * h : hL * beta + hL * h;
-  }
+  /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL).
+  double c(int r, double beta) const { return (r * h * beta + double(r) * r * h * h) / m; }
 
   /// Algorithm 1 on one right-hand-side column set: Y(r) gives Y_r; visit(r, X_r).
   /// G P_{r−1} is carried as a sum without products with G: A^S = (1 + h α) M +
@@ -161,9 +147,6 @@ MultirateSolver::MultirateSolver(const TetFemModel& model, std::vector<Multirate
     d->h = settings_.h_L / d->m;
     d->P = selector(regions_[i].vertices, n);
     d->M = d->P * mass3_;
-    d->hL = settings_.h_L;
-    d->beta = settings_.rayleigh_beta;
-    d->conserve = settings_.conserve_momentum;
     data_.push_back(std::move(d));
   }
 }
@@ -209,6 +192,7 @@ void MultirateSolver::linearise(const Vector& x0) {
 
 void MultirateSolver::factor() {
   const auto t0 = Clock::now();
+  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
   Triplets t;
   t.reserve(A_L_.nonZeros());
   add_block(t, A_L_, 0, 0);
@@ -220,17 +204,17 @@ void MultirateSolver::factor() {
     const Eigen::Index nj = d.W.cols();
     if (nj == 0) continue;
     // The J rows of H^LS (H^SS)⁻¹, by the adjoint of Algorithm 1: the J rows of H^LS
-    // are [e_1 Wᵀ … e_m Wᵀ] (eq. 28: e_q = h_L h_S for q < m, e_m = h_L β + h_L h_S),
-    // and H^SSᵀ is block upper triangular with the same symmetric blocks, so
-    // Q_q = (H^SS)⁻ᵀ-block q follows from the backward substitution
-    //   A^S Q_q = e_q W − G Σ_{r>q} Q_r + M Q_{q+1},   q = m..1,
+    // are [e Wᵀ … e Wᵀ f Wᵀ] (eq. 28: e = h_L h_S, f = h_L β + h_L h_S), and H^SSᵀ is
+    // block upper triangular with the same symmetric blocks, so Q_q = (H^SS)⁻ᵀ-block q
+    // follows from the backward substitution
+    //   A^S Q_q = Z_q − G Σ_{r>q} Q_r + M Q_{q+1},   q = m..1,
     // which is the forward recurrence run in reverse order. With b̄^S_q = a − q k
     // (eq. 29) and B_q = c_q K^SL (eq. 26) only three sums are needed:
-    //   H^LS (H^SS)⁻¹ b̄^S   = S0ᵀ a − S1ᵀ k     (J rows of eq. 36),
-    //   H^LS (H^SS)⁻¹ H^SL = Scᵀ W               (J × J block of eq. 35),
-    // S0 = Σ_q Q_q, S1 = Σ_q q Q_q, Sc = Σ_q c_q Q_q. So a step needs no substitution
-    // before the H^LL* solve.
-    Eigen::MatrixXd S0(d.W.rows(), nj), S1(d.W.rows(), nj), Sc(d.W.rows(), nj);
+    //   H^LS (H^SS)⁻¹ b̄^S   = S0ᵀ a − S1ᵀ k                      (J rows of eq. 36),
+    //   H^LS (H^SS)⁻¹ H^SL = (β h_S/m S1 + h_S²/m S2)ᵀ W         (J × J block of eq. 35),
+    // S_p = Σ_q q^p Q_q. So a step needs no substitution before the H^LL* solve.
+    const double e = hL * d.h, f = hL * beta + hL * d.h;
+    Eigen::MatrixXd S0(d.W.rows(), nj), S1(d.W.rows(), nj), S2(d.W.rows(), nj);
     constexpr Eigen::Index kChunk = 8;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, (nj + kChunk - 1) / kChunk),
                       [&](const tbb::blocked_range<Eigen::Index>& range) {
@@ -240,24 +224,25 @@ void MultirateSolver::factor() {
                           const Eigen::MatrixXd Wc = d.W.middleCols(c0, w);
                           Eigen::MatrixXd P(Wc.rows(), w), prev(Wc.rows(), w), r(Wc.rows(), w),
                               x(Wc.rows(), w), s0 = Eigen::MatrixXd::Zero(Wc.rows(), w),
-                              s1 = s0, sc = s0;
+                              s1 = s0, s2 = s0;
                           d.forward(
-                              w, [&](int k, Eigen::MatrixXd& y) { y = d.e(d.m + 1 - k) * Wc; },
+                              w, [&](int k, Eigen::MatrixXd& y) { y = (k == 1 ? f : e) * Wc; },
                               [&](int k, const Eigen::MatrixXd& X) {
-                                const int q = d.m + 1 - k;
+                                const double q = d.m + 1 - k;
                                 s0 += X;
-                                s1 += double(q) * X;
-                                sc += d.c(q) * X;
+                                s1 += q * X;
+                                s2 += q * q * X;
                               },
                               P, prev, r, x);
                           S0.middleCols(c0, w) = s0;
                           S1.middleCols(c0, w) = s1;
-                          Sc.middleCols(c0, w) = sc;
+                          S2.middleCols(c0, w) = s2;
                         }
                       });
     d.S0t = S0.transpose();
     d.S1t = S1.transpose();
-    const Eigen::MatrixXd corr = Sc.transpose() * d.W;
+    const Eigen::MatrixXd corr =
+        (beta * d.h / d.m * S1 + d.h * d.h / d.m * S2).transpose() * d.W;
     for (Eigen::Index j = 0; j < nj; ++j)
       for (Eigen::Index i = 0; i < nj; ++i) t.emplace_back(d.J[i], d.J[j], -corr(i, j));
   }
@@ -302,16 +287,6 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
     RegionData& d = *dp;
     d.a = d.h * (d.P * common_);
     d.k = d.h * d.h * (d.P * Kv_);
-    if (settings_.conserve_momentum) {
-      // The v_0 terms of the momentum-conserving coupling (RegionData::c, e): S rows take
-      // the columns outside S at h_L instead of r h_S, b_r = a' − r k' with
-      // k' = h_S² K^SS v_0^S; the L row takes K^LS v_0^S at h_S (m + 1)/2 instead of h_L.
-      d.v0 = d.P * v0;
-      d.Kv0 = d.K_SS * d.v0;
-      d.a -= d.h * hL * (d.P * Kv_ - d.Kv0);
-      d.k = d.h * d.h * d.Kv0;
-      if (!large_.empty()) b_L_.noalias() += hL * (hL - d.h * (d.m + 1) / 2.0) * (d.K_LS * d.v0);
-    }
   }
 }
 
@@ -321,6 +296,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   if (!linearised_ || corotational) linearise(x0);
   if (!factored_ || corotational) factor();
   const auto t0 = Clock::now();
+  const double beta = settings_.rayleigh_beta;
   const std::size_t n3 = 3 * model_.vertex_count();
   rhs(x0, v0, f_ext);
   timings_.rhs += seconds_since(t0);
@@ -351,7 +327,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
     if (large_.empty()) d.coupling.setZero(d.a.size());
     else d.coupling.noalias() = d.K_SL * dv_L_;
     d.forward(
-        1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r) * d.coupling; },
+        1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
         [&](int r, const Vector& X) {
           Vector& o = out.dv_S[i][r - 1];
           o.setZero(n3);
@@ -369,6 +345,7 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
                                   double* solve_seconds) {
   if (!linearised_ || model_.kind() == FemKind::Corotational) linearise(x0);
   const auto t0 = Clock::now();
+  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
   // Unknowns: region 0's m_0 blocks, region 1's, ..., then L (eq. 23).
   std::vector<Eigen::Index> offset(data_.size());
   Eigen::Index size = 0;
@@ -392,8 +369,9 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
       add_block(t, d.A, row, offset[i] + (r - 1) * s);
       if (r >= 2) add_block(t, C, row, offset[i] + (r - 2) * s);
       for (int q = 1; q <= r - 2; ++q) add_block(t, d.G, row, offset[i] + (q - 1) * s);
-      add_block(t, d.K_SL, row, oL, d.c(r));                                // eq. 26
-      add_block(t, d.K_LS, oL, offset[i] + (r - 1) * s, d.e(r));                  // eq. 28
+      add_block(t, d.K_SL, row, oL, d.c(r, beta));                                // eq. 26
+      add_block(t, d.K_LS, oL, offset[i] + (r - 1) * s,                           // eq. 28
+                r < d.m ? hL * d.h : hL * beta + hL * d.h);
     }
   }
   Sparse H(size, size);

@@ -52,11 +52,6 @@ struct MultirateSettings {
   /// Treat H^LL* as symmetric (½(H + Hᵀ), LDLᵀ) instead of sparse LU (the paper's
   /// "symmetric solver" option; Figure 2: almost no difference).
   bool symmetric_schur = false;
-  /// Not the paper's coupling: S sees L at the end of the large step (u^L_m, v^L_m) and
-  /// L sees S's mean over the substeps, which conserves linear momentum (with α = 0 and
-  /// no fixed vertices; the paper's eq. 14 and 19 do not, docs/solids.md). Same solver
-  /// structure; m = 1 is still backward Euler.
-  bool conserve_momentum = false;
 };
 
 /// Result of one large step.
