@@ -51,7 +51,10 @@ struct MultirateSettings {
   double rayleigh_alpha = 0.0;   ///< 1/s
   double rayleigh_beta = 0.0;    ///< s
   /// Treat H^LL* as symmetric (½(H + Hᵀ), LDLᵀ) instead of sparse LU (the paper's
-  /// "symmetric solver" option; Figure 2: almost no difference).
+  /// "symmetric solver" option; Figure 2: almost no difference). With our lumped
+  /// masses and Rayleigh damping H^LL* is symmetric up to round-off (every block of
+  /// (H^SS)⁻¹ is a function of M⁻¹K^SS times M⁻¹, and H^LS, H^SL are multiples of
+  /// K^LS = (K^SL)ᵀ), so this is exact and its solve is cheaper (test_multirate).
   bool symmetric_schur = false;
 };
 
