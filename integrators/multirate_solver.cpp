@@ -51,28 +51,35 @@ struct MultirateSolver::RegionData {
   Eigen::SimplicialLLT<Sparse> llt;
   std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
   Eigen::MatrixXd W;            // K_SL[:, J]
-  // Scratch of the forward substitutions of a step.
-  Vector a, k, coupling, sum, last, prev, rhs, x;
+  // The J rows of H^LS (H^SS)⁻¹ applied to b̄^S = (a − r k)_r: S0ᵀ a − S1ᵀ k (eq. 36).
+  Eigen::MatrixXd S0t, S1t;     // |J| × 3|S|
+  // Scratch of the forward substitution of a step.
+  Vector a, k, coupling, correction, gsum, prev, rhs, x;
 
   /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL).
   double c(int r, double beta) const { return (r * h * beta + double(r) * r * h * h) / m; }
 
   /// Algorithm 1 on one right-hand-side column set: Y(r) gives Y_r; visit(r, X_r).
+  /// G P_{r−1} is carried as a sum without products with G: A^S = (1 + h α) M +
+  /// (h β + h²) K^SS and G = h² K^SS (eq. 24, 27) give
+  ///   G X_r = γ (A^S X_r − (1 + h α) M X_r),   γ = h / (β + h),
+  /// and A^S X_r is the right-hand side just solved.
   template <typename Mat, typename Rhs, typename Visit>
-  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& sum_x, Mat& prev_x, Mat& r_buf,
+  void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& g_sum, Mat& prev_x, Mat& r_buf,
                Mat& x_buf) const {
-    sum_x.setZero(A.rows(), cols);
+    g_sum.setZero(A.rows(), cols);
     prev_x.setZero(A.rows(), cols);
     for (int r = 1; r <= m; ++r) {
       Y(r, r_buf);
-      r_buf.noalias() -= G * sum_x;
+      r_buf -= g_sum;
       r_buf += M.asDiagonal() * prev_x;
       x_buf = llt.solve(r_buf);
-      sum_x += x_buf;
+      g_sum += gamma * (r_buf - mass_scale * (M.asDiagonal() * x_buf));
       visit(r, x_buf);
       prev_x.swap(x_buf);
     }
   }
+  double gamma = 0.0, mass_scale = 1.0;  // h / (β + h), 1 + h α
 };
 
 MultirateSolver::~MultirateSolver() = default;
@@ -165,7 +172,9 @@ void MultirateSolver::linearise(const Vector& x0) {
     d.K_SS = d.P * K_ * d.P.transpose();
     d.K_SL = d.P * K_ * P_L_.transpose();
     d.K_LS = d.K_SL.transpose();
-    d.G = d.h * d.h * d.K_SS;  // eq. 27
+    d.G = d.h * d.h * d.K_SS;  // eq. 27 (the direct solve's blocks)
+    d.gamma = d.h / (b + d.h);
+    d.mass_scale = 1.0 + d.h * a;
     // eq. 24: A^S = M^SS + h_S D^SS + h_S² K^SS.
     d.A = (d.h * b + d.h * d.h) * d.K_SS;
     for (Eigen::Index i = 0; i < d.M.size(); ++i) d.A.coeffRef(i, i) += (1.0 + d.h * a) * d.M[i];
@@ -194,8 +203,18 @@ void MultirateSolver::factor() {
       throw std::runtime_error("multirate: A^S is not positive definite");
     const Eigen::Index nj = d.W.cols();
     if (nj == 0) continue;
-    // (H^SS)⁻¹ H^SL on the interface columns: Y_r = c_r W; we need Σ_r X_r and X_m.
-    Eigen::MatrixXd sum(d.W.rows(), nj), last(d.W.rows(), nj);
+    // The J rows of H^LS (H^SS)⁻¹, by the adjoint of Algorithm 1: the J rows of H^LS
+    // are [e Wᵀ … e Wᵀ f Wᵀ] (eq. 28: e = h_L h_S, f = h_L β + h_L h_S), and H^SSᵀ is
+    // block upper triangular with the same symmetric blocks, so Q_q = (H^SS)⁻ᵀ-block q
+    // follows from the backward substitution
+    //   A^S Q_q = Z_q − G Σ_{r>q} Q_r + M Q_{q+1},   q = m..1,
+    // which is the forward recurrence run in reverse order. With b̄^S_q = a − q k
+    // (eq. 29) and B_q = c_q K^SL (eq. 26) only three sums are needed:
+    //   H^LS (H^SS)⁻¹ b̄^S   = S0ᵀ a − S1ᵀ k                      (J rows of eq. 36),
+    //   H^LS (H^SS)⁻¹ H^SL = (β h_S/m S1 + h_S²/m S2)ᵀ W         (J × J block of eq. 35),
+    // S_p = Σ_q q^p Q_q. So a step needs no substitution before the H^LL* solve.
+    const double e = hL * d.h, f = hL * beta + hL * d.h;
+    Eigen::MatrixXd S0(d.W.rows(), nj), S1(d.W.rows(), nj), S2(d.W.rows(), nj);
     constexpr Eigen::Index kChunk = 8;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, (nj + kChunk - 1) / kChunk),
                       [&](const tbb::blocked_range<Eigen::Index>& range) {
@@ -204,18 +223,26 @@ void MultirateSolver::factor() {
                                              w = std::min(kChunk, nj - c0);
                           const Eigen::MatrixXd Wc = d.W.middleCols(c0, w);
                           Eigen::MatrixXd P(Wc.rows(), w), prev(Wc.rows(), w), r(Wc.rows(), w),
-                              x(Wc.rows(), w);
-                          d.forward(w, [&](int k, Eigen::MatrixXd& y) { y = d.c(k, beta) * Wc; },
-                                    [&](int k, const Eigen::MatrixXd& X) {
-                                      if (k == d.m) last.middleCols(c0, w) = X;
-                                    },
-                                    P, prev, r, x);
-                          sum.middleCols(c0, w) = P;
+                              x(Wc.rows(), w), s0 = Eigen::MatrixXd::Zero(Wc.rows(), w),
+                              s1 = s0, s2 = s0;
+                          d.forward(
+                              w, [&](int k, Eigen::MatrixXd& y) { y = (k == 1 ? f : e) * Wc; },
+                              [&](int k, const Eigen::MatrixXd& X) {
+                                const double q = d.m + 1 - k;
+                                s0 += X;
+                                s1 += q * X;
+                                s2 += q * q * X;
+                              },
+                              P, prev, r, x);
+                          S0.middleCols(c0, w) = s0;
+                          S1.middleCols(c0, w) = s1;
+                          S2.middleCols(c0, w) = s2;
                         }
                       });
-    // H^LS (H^SS)⁻¹ H^SL restricted to J × J: E Σ_r X_r + (F − E) X_m (eq. 28).
+    d.S0t = S0.transpose();
+    d.S1t = S1.transpose();
     const Eigen::MatrixXd corr =
-        d.W.transpose() * (hL * d.h * sum + hL * beta * last);
+        (beta * d.h / d.m * S1 + d.h * d.h / d.m * S2).transpose() * d.W;
     for (Eigen::Index j = 0; j < nj; ++j)
       for (Eigen::Index i = 0; i < nj; ++i) t.emplace_back(d.J[i], d.J[j], -corr(i, j));
   }
@@ -269,20 +296,18 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   if (!linearised_ || corotational) linearise(x0);
   if (!factored_ || corotational) factor();
   const auto t0 = Clock::now();
-  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
+  const double beta = settings_.rayleigh_beta;
   const std::size_t n3 = 3 * model_.vertex_count();
   rhs(x0, v0, f_ext);
   timings_.rhs += seconds_since(t0);
-  // eq. 36: b^L* = b^L − Σ_i H^{LS_i} (H^{S_iS_i})⁻¹ b̄^{S_i}.
+  // eq. 36 on the interface rows (the only non-zero rows of H^LS).
   b_star_ = b_L_;
   for (auto& dp : data_) {
     RegionData& d = *dp;
-    d.forward(1, [&](int r, Vector& y) { y = d.a - double(r) * d.k; },
-              [&](int r, const Vector& X) {
-                if (r == d.m) d.last = X;
-              },
-              d.sum, d.prev, d.rhs, d.x);
-    if (!large_.empty()) b_star_.noalias() -= d.K_LS * (hL * d.h * d.sum + hL * beta * d.last);
+    if (d.J.empty()) continue;
+    d.correction.noalias() = d.S0t * d.a;
+    d.correction.noalias() -= d.S1t * d.k;
+    for (std::size_t j = 0; j < d.J.size(); ++j) b_star_[d.J[j]] -= d.correction[j];
   }
   // eq. 34.
   const auto t1 = Clock::now();
@@ -303,8 +328,14 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
     else d.coupling.noalias() = d.K_SL * dv_L_;
     d.forward(
         1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
-        [&](int r, const Vector& X) { out.dv_S[i][r - 1] = d.P.transpose() * X; }, d.sum, d.prev,
-        d.rhs, d.x);
+        [&](int r, const Vector& X) {
+          Vector& o = out.dv_S[i][r - 1];
+          o.setZero(n3);
+          const std::vector<Index>& verts = regions_[i].vertices;
+          for (std::size_t j = 0; j < verts.size(); ++j)
+            o.segment<3>(3 * verts[j]) = X.segment<3>(3 * j);
+        },
+        d.gsum, d.prev, d.rhs, d.x);
   }
   timings_.solve += seconds_since(t0);
 }

@@ -18,10 +18,11 @@
 /// (H^SS)⁻¹ is the block forward substitution of Algorithm 1 (its text is not in our
 /// copy of the paper; derived here from eq. 23): with P_r = Σ_{i≤r} X_i and C = G − M,
 ///   A^S X_r = Y_r − G P_{r−1} + M X_{r−1},   r = 1..m,
-/// m solves with one factored A^S and m products with G = h_S² K^SS. H^{S_iL} has
-/// non-zero columns only at the interface DOFs J_i of L, so (H^SS)⁻¹ H^SL is m forward
-/// substitutions of the dense block K^SL[:, J_i] (columns in parallel, TBB:
-/// Algorithm 2), and the correction to H^LL is a dense |J_i| × |J_i| block.
+/// m solves with one factored A^S. H^{S_iL} and H^{LS_i} are non-zero only at the
+/// interface DOFs J_i of L, so the J_i rows of H^LS (H^SS)⁻¹ — the adjoint (backward)
+/// substitution of the dense block K^SL[:, J_i], columns in parallel (TBB: Algorithm 2)
+/// — give both the correction to H^LL, a dense |J_i| × |J_i| block, and eq. 36 as dense
+/// products; a step needs one forward substitution (eq. 37).
 ///
 /// Linear FEM: K is constant, so A^S, the Schur complement and its factorisation are
 /// computed once. Corotational: re-linearised at every large step (Algorithm 2) with
@@ -50,7 +51,10 @@ struct MultirateSettings {
   double rayleigh_alpha = 0.0;   ///< 1/s
   double rayleigh_beta = 0.0;    ///< s
   /// Treat H^LL* as symmetric (½(H + Hᵀ), LDLᵀ) instead of sparse LU (the paper's
-  /// "symmetric solver" option; Figure 2: almost no difference).
+  /// "symmetric solver" option; Figure 2: almost no difference). With our lumped
+  /// masses and Rayleigh damping H^LL* is symmetric up to round-off (every block of
+  /// (H^SS)⁻¹ is a function of M⁻¹K^SS times M⁻¹, and H^LS, H^SL are multiples of
+  /// K^LS = (K^SL)ᵀ), so this is exact and its solve is cheaper (test_multirate).
   bool symmetric_schur = false;
 };
 
