@@ -64,6 +64,7 @@ TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mis
       MESSAGE("torque corrections " << ph->counters().torque_corrections << ", largest "
                                     << ph->counters().max_correction_speed << " m/s");
       CHECK(ph->counters().max_correction_speed <= 1e-4 * 0.5);  // small against the speeds
+      CHECK(ph->counters().torque_skipped == 0);  // every one applied: L exact
     }
     CHECK(max_mismatch > 1e-7);  // contact impulses opened a mismatch ...
     // ... which closes once they are apart: after a tick with no explicit force since
@@ -118,6 +119,9 @@ TEST_CASE("a stiff hat hits a pole off-centre at h_imp = 1e-3 s: no energy gain,
   CHECK(highest <= e0 * (1.0 + 5e-3));
   CHECK(e1 < e0);  // the impact dissipated (damping, the inelastic tick)
   CHECK(c.unconverged == 0);
+  // At the impact the torque correction would be a large rotation: skipped, counted.
+  CHECK(c.torque_skipped > 0);
+  CHECK(c.max_correction_speed <= 1e-3 * 1.5);  // what was applied stayed small
 }
 
 TEST_CASE("undamped phantom cloth: energy oscillates without drift over 1e4 implicit ticks") {
