@@ -67,6 +67,10 @@ TEST_CASE("a valid scene builds bodies, pins, masses and stencils") {
   CHECK(has_membrane);
   CHECK(has_bending);
   CHECK(has_gravity);
+  CHECK(s.description.empty());
+  json described = valid_scene();
+  described["description"] = "a cloth; 3 s in 10 s";
+  CHECK(build_scene(described, "scene.json", ".").description == "a cloth; 3 s in 10 s");
 }
 
 TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the value") {
@@ -103,6 +107,7 @@ TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the
        "/bodies/0/pin_motion/keyframes/1/time: keyframe times must increase strictly, got 0.0"},
       {"/bodies", json::array(), "scene.json: /bodies: needs at least one body, got []"},
       {"/seed", -1, "scene.json: /seed: must be an integer in [0, 4611686018427387904], got -1"},
+      {"/description", 3, "scene.json: /description: expected a string, got 3"},
   };
   for (const Case& c : cases) {
     json doc = valid_scene();
