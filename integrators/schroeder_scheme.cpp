@@ -1,6 +1,7 @@
 #include "integrators/schroeder_scheme.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cassert>
@@ -159,6 +160,10 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
   // [[1 − θ²/2, 1], [−θ²(1 − θ²/2), 1 − θ²]], θ = ω Δt: det 1 − θ²/2, trace 2 − 3θ²/2,
   // an eigenvalue below −1 once θ > √2. So Δt = safety · √2 / ω_max (not leapfrog's 2/ω).
   const double stable = omega_max_ > 0.0 ? settings_.safety * std::sqrt(2.0) / omega_max_ : kNever;
+  if (settings_.substep * settings_.safety > stable && settings_.scheme != SchroederScheme::FullyImplicit)
+    spdlog::warn("{} scheme: the substep {} s exceeds the semi-implicit elements' stability "
+                 "limit √2/ω_max = {} s; expect blow-up",
+                 scheme_name(settings_.scheme), settings_.substep, stable / settings_.safety);
   switch (settings_.scheme) {
     case SchroederScheme::SemiImplicit:
       dt_ = settings_.substep > 0.0 ? settings_.substep : stable;

@@ -95,12 +95,13 @@ double SchroederSource::potential_energy(const VertexState& state, double t) con
   return stepper_->elastic_energy(x) + gravity;
 }
 
-// Substep k of the frame (1 ≤ k ≤ p − 1); the frame's end is the coarse event's.
+// Begins substep k of the frame (1 ≤ k ≤ p − 1); the event after substep p − 1 is the
+// next frame's coarse event.
 double SchroederFineSource::process(EventSlot, double time, Kernel& kernel) {
   coarse_.advance(time, kernel);
-  const int k = coarse_.stepper_->step_in_frame();
-  if (k == 0) return kNever;
-  return coarse_.frame_start_ + k * coarse_.stepper_->substep();
+  const int next = coarse_.stepper_->step_in_frame() + 1;
+  if (next >= coarse_.stepper_->substeps_per_frame()) return kNever;
+  return coarse_.frame_start_ + next * coarse_.stepper_->substep();
 }
 
 }  // namespace clockwork
