@@ -137,8 +137,8 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
   const Vector& X = model_.rest_positions();
   if (model_E_) model_E_->stiffness(X, K_E_, true);
   if (model_I_) model_I_->stiffness(X, K_I_, true);
-  x_K_ = X;
-  K_valid_ = true;
+  x_KE_ = X;
+  x_KI_ = X;
 
   // ω_max² = λ_max(M^{-1/2} K_E M^{-1/2}) over the free DOFs, by power iteration
   // (deterministic start; 200 iterations give a few digits, the safety factor covers
@@ -215,17 +215,21 @@ double SchroederStepper::elastic_energy(const Vector& x) const {
   return (model_E_ ? model_E_->energy(x) : 0.0) + (model_I_ ? model_I_->energy(x) : 0.0);
 }
 
-void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_I) {
+void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_I,
+                                        bool refresh) {
   if (model_.kind() == FemKind::Linear) return;  // K constant, assembled at rest
-  if (!K_valid_ || x_K_.size() != x.size() || x_K_ != x) {
-    x_K_ = x;
-    K_valid_ = false;
+  // Corotational: the PSD-projected tangent at x when asked to refresh (the coupled
+  // step's elastic solves; the first substep of a frame), else the last one — the
+  // damping-only solves of the other substeps keep the frame's K (an assembly with
+  // 12×12 eigen-decompositions per tet costs more than the rest of a substep).
+  if (need_E && model_E_ && (refresh || x_KE_.size() == 0) && x_KE_ != x) {
+    model_E_->stiffness(x, K_E_, true);
+    x_KE_ = x;
   }
-  if (K_valid_) return;
-  // Corotational: the PSD-projected tangent at x, for the sets this update needs.
-  if (need_E && model_E_) model_E_->stiffness(x, K_E_, true);
-  if (need_I && model_I_) model_I_->stiffness(x, K_I_, true);
-  K_valid_ = (need_E || !model_E_) && (need_I || !model_I_);
+  if (need_I && model_I_ && (refresh || x_KI_.size() == 0) && x_KI_ != x) {
+    model_I_->stiffness(x, K_I_, true);
+    x_KI_ = x;
+  }
 }
 
 void SchroederStepper::apply_B(const Coefficients& c, const Vector& y, Vector& out) {
@@ -250,7 +254,9 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
       (use_E && c.k_E != 0.0) || (use_I && c.k_I != 0.0) ||
       c.m_damp * settings_.rayleigh_alpha != 0.0;
   if (c.project) dist_.update(x);
-  if (implicit) ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0);
+  if (implicit)
+    ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0,
+                     c.t_I != 0.0 || k_ == 0);
 
   // r = t_E f_E(x) + t_I f_I(x) − B v (the non-gravity forces × time), f = −∇E.
   r_.setZero(N);

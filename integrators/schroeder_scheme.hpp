@@ -14,7 +14,8 @@
 /// the E and I element sets), Rayleigh damping D = α_R M + β_R K (the mass part goes
 /// with E: it is per particle, like gravity f_g, which acts on every particle in every
 /// substep), and the linearisation f(x + c v) ≈ f(x) − c K v of [BW98] (K the
-/// stiffness at x, PSD-projected for corotational FEM):
+/// stiffness at x, PSD-projected for corotational FEM; the damping-only solves of the
+/// substeps after a frame's first keep that substep's K):
 ///
 ///   semi-implicit §3.1   M(v½ − vⁿ) = h (f_E(xⁿ) − D_E v½ + f_g)
 ///                        M(vⁿ⁺¹ − vⁿ) = Δt (f_E(xⁿ⁺¹) − D_E vⁿ⁺¹ + f_g)
@@ -146,7 +147,7 @@ class SchroederStepper {
  private:
   struct Coefficients;
   void solve(const Vector& x, const Vector& v, const Coefficients& c, Vector& dv);
-  void ensure_stiffness(const Vector& x, bool need_E, bool need_I);
+  void ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh);
   void apply_B(const Coefficients& c, const Vector& y, Vector& out);
 
   const TetFemModel& model_;
@@ -161,8 +162,7 @@ class SchroederStepper {
   int p_ = 1, k_ = 0;
   Vector mass3_, inv_sqrt_mass3_, free3_;  ///< per DOF; free3_: 1 free, 0 fixed
   Sparse K_E_, K_I_;
-  Vector x_K_;  ///< positions of the last corotational stiffness
-  bool K_valid_ = false;
+  Vector x_KE_, x_KI_;  ///< positions of the last corotational K_E, K_I
   // Per-solve buffers (allocation-free after the first step).
   Vector f_E_, f_I_, r_, b_, u_, res_, dir_, q_, tmp_, tmp2_, diag_, z_, kb_, dv_, dstar_, w_;
   std::vector<int> colliding_;  ///< per vertex: plane index of §6 contact, or −1
