@@ -3,7 +3,8 @@
 /// number is a whole simulated run through the kernel (scenes built in code, as
 /// `clockwork run` builds them).
 ///
-///   bench_schroeder table2 [--frames F] [--runs R] [--only TEST]   the paper's Table 2: seconds per
+///   bench_schroeder table2 [--frames F] [--runs R] [--only TEST]   the paper's Table 2: seconds
+///   per
 ///       frame of semi-implicit, fully-implicit and asynchronous (ε = 0, .25, .5, .75, 1)
 ///       on one sphere dropped on the ground, two spheres colliding, the bunny dropped
 ///       on the ground, a sphere with one bad interior element dropped on the ground.
@@ -73,28 +74,29 @@ json integrator_settings(const Scheme& s, bool ground) {
   json f = {{"frame_dt", kFrame}};
   if (s.integrator == "schroeder") f["epsilon"] = s.epsilon;
   if (ground)
-    f["collisions"] = json::parse(
-        R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}, "friction": 0.3}])");
+    f["collisions"] =
+        json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}, "friction": 0.3}])");
   return f;
 }
 
 json body(const std::string& name, const json& shape, const Scheme& s, bool ground) {
-  json b = {{"name", name}, {"shape", shape}, {"material", material()},
-            {"integrator", s.integrator}};
+  json b = {
+      {"name", name}, {"shape", shape}, {"material", material()}, {"integrator", s.integrator}};
   b[s.integrator] = integrator_settings(s, ground);
   return b;
 }
 
 json sphere_shape(const Vec3& c) {
-  return {{"type", "tet_sphere"}, {"center", {c.x(), c.y(), c.z()}}, {"radius", 0.1},
+  return {{"type", "tet_sphere"},
+          {"center", {c.x(), c.y(), c.z()}},
+          {"radius", 0.1},
           {"cells_per_diameter", 10}};
 }
 
 std::string g_bad_sphere;  // base path of the bad-element sphere's TetGen files
 
 json scene(const std::string& test, const Scheme& s) {
-  json doc = {{"name", test}, {"end_time", 1.0}, {"frame_rate", 24},
-              {"gravity", {0, 0, -9.81}}};
+  json doc = {{"name", test}, {"end_time", 1.0}, {"frame_rate", 24}, {"gravity", {0, 0, -9.81}}};
   if (test == "1 sphere") {
     doc["bodies"] = {body("sphere", sphere_shape(Vec3(0, 0, 0.3)), s, true)};
   } else if (test == "2 spheres") {
@@ -108,7 +110,8 @@ json scene(const std::string& test, const Scheme& s) {
   } else if (test == "bunny") {
     json shape = {{"type", "tetgen"},
                   {"file", std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/bunny"},
-                  {"scale", 1.0}, {"translate", {0, 0, 0.3}}};
+                  {"scale", 1.0},
+                  {"translate", {0, 0, 0.3}}};
     doc["bodies"] = {body("bunny", shape, s, true)};
   } else {
     json shape = {{"type", "tetgen"}, {"file", g_bad_sphere}, {"translate", {0, 0, 0.3}}};
@@ -122,9 +125,10 @@ void write_bad_sphere(const std::string& base) {
   TetMesh mesh = make_tet_sphere(Vec3::Zero(), 0.1, 10);
   const Index moved = make_bad_interior_element(mesh, 1e-3);
   std::ofstream node(base + ".node"), ele(base + ".ele");
-  node << fmt::format("# make_tet_sphere(0, 0.1 m, 10 cells) with vertex {} moved along its "
-                      "shortest edge to 0.001 x the shortest edge (io/tet_bad_element.hpp)\n",
-                      moved);
+  node << fmt::format(
+      "# make_tet_sphere(0, 0.1 m, 10 cells) with vertex {} moved along its "
+      "shortest edge to 0.001 x the shortest edge (io/tet_bad_element.hpp)\n",
+      moved);
   node << fmt::format("{} 3 0 0\n", mesh.vertices.size());
   for (std::size_t a = 0; a < mesh.vertices.size(); ++a)
     node << fmt::format("{} {:.17g} {:.17g} {:.17g}\n", a, mesh.vertices[a].x(),
@@ -159,8 +163,8 @@ int table2(int frames, int runs, const std::string& only) {
   for (const char* t : {"1 sphere", "2 spheres", "bunny", "1 sphere with a bad element"})
     if (std::string(t).find(only) != std::string::npos) tests.push_back(t);
   const auto all = schemes();
-  fmt::print("Table 2 analogue: seconds per frame (1/24 s), median of {} runs of {} frames\n",
-             runs, frames);
+  fmt::print("Table 2 analogue: seconds per frame (1/24 s), median of {} runs of {} frames\n", runs,
+             frames);
   fmt::print("{:<30}", "test");
   for (const Scheme& s : all) fmt::print(" {:>14}", s.label);
   fmt::print("\n");
@@ -216,18 +220,23 @@ int sweep(const std::string& csv, int frames) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "usage: bench_schroeder table2 [--frames F] [--runs R] | sweep --csv FILE "
-                       "[--frames F] | bad-sphere DIR\n");
+    fmt::print(stderr,
+               "usage: bench_schroeder table2 [--frames F] [--runs R] | sweep --csv FILE "
+               "[--frames F] | bad-sphere DIR\n");
     return 2;
   }
   const std::string what = argv[1];
   int frames = 6, runs = 3;
   std::string csv = "schroeder_sweep.csv", only;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--frames") == 0) frames = std::stoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--runs") == 0) runs = std::stoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--csv") == 0) csv = argv[i + 1];
-    else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+    if (std::strcmp(argv[i], "--frames") == 0)
+      frames = std::stoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--runs") == 0)
+      runs = std::stoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--csv") == 0)
+      csv = argv[i + 1];
+    else if (std::strcmp(argv[i], "--only") == 0)
+      only = argv[i + 1];
   }
   if (what == "bad-sphere") {
     if (argc < 3) return 2;

@@ -50,8 +50,8 @@ void ForceDistribution::update(const Vector& x) {
   inertia_inv_ = eig.eigenvectors() * inv.asDiagonal() * eig.eigenvectors().transpose();
 }
 
-void ForceDistribution::rigid_response(const Vector& y, const std::vector<double>& weight,
-                                       Vec3& dv, Vec3& dw) const {
+void ForceDistribution::rigid_response(const Vector& y, const std::vector<double>& weight, Vec3& dv,
+                                       Vec3& dw) const {
   Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
   for (std::size_t i = 0; i < subset_.size(); ++i) {
     const Vec3 f = weight[i] * y.segment<3>(3 * subset_[i]);

@@ -54,14 +54,13 @@ class ForceDistribution {
 
  private:
   /// (f̂, τ̂) of the force field w_i = s_i y_i, and the rigid accelerations from them.
-  void rigid_response(const Vector& y, const std::vector<double>& weight, Vec3& dv,
-                      Vec3& dw) const;
+  void rigid_response(const Vector& y, const std::vector<double>& weight, Vec3& dv, Vec3& dw) const;
 
   std::vector<Index> subset_;
-  std::vector<double> mass_;        ///< per subset particle
-  std::vector<double> sqrt_mass_;   ///< per subset particle
-  std::vector<double> ones_;        ///< per subset particle: 1
-  std::vector<Vec3> r_;             ///< per subset particle: x_i − c
+  std::vector<double> mass_;       ///< per subset particle
+  std::vector<double> sqrt_mass_;  ///< per subset particle
+  std::vector<double> ones_;       ///< per subset particle: 1
+  std::vector<Vec3> r_;            ///< per subset particle: x_i − c
   double total_mass_ = 0.0;
   Vec3 c_ = Vec3::Zero();
   Mat3 inertia_inv_ = Mat3::Zero();

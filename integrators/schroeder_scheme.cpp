@@ -31,8 +31,8 @@ void validate_schroeder_settings(const SchroederSettings& s) {
   const auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
   const bool needs_frame = s.scheme != SchroederScheme::SemiImplicit;
   if (needs_frame && !(s.frame_dt > 0.0 && std::isfinite(s.frame_dt)))
-    bad(fmt::format("{} scheme: frame time {} s must be positive and finite",
-                    scheme_name(s.scheme), s.frame_dt));
+    bad(fmt::format("{} scheme: frame time {} s must be positive and finite", scheme_name(s.scheme),
+                    s.frame_dt));
   if (!needs_frame && !(s.frame_dt >= 0.0 && std::isfinite(s.frame_dt)))
     bad(fmt::format("semi-implicit scheme: frame time {} s must be non-negative and finite",
                     s.frame_dt));
@@ -85,8 +85,8 @@ struct SchroederStepper::Coefficients {
 
 SchroederStepper::SchroederStepper(const TetFemModel& model,
                                    const std::vector<TetMaterial>& materials,
-                                   const std::vector<bool>& semi_tets, std::vector<bool> fixed, const Vec3& gravity,
-                                   SchroederSettings settings)
+                                   const std::vector<bool>& semi_tets, std::vector<bool> fixed,
+                                   const Vec3& gravity, SchroederSettings settings)
     : model_(model), settings_(std::move(settings)), fixed_(std::move(fixed)), gravity_(gravity) {
   validate_schroeder_settings(settings_);
   const std::size_t n = model_.vertex_count(), m = model_.tet_count();
@@ -160,15 +160,18 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
   // [[1 − θ²/2, 1], [−θ²(1 − θ²/2), 1 − θ²]], θ = ω Δt: det 1 − θ²/2, trace 2 − 3θ²/2,
   // an eigenvalue below −1 once θ > √2. So Δt = safety · √2 / ω_max (not leapfrog's 2/ω).
   const double stable = omega_max_ > 0.0 ? settings_.safety * std::sqrt(2.0) / omega_max_ : kNever;
-  if (settings_.substep * settings_.safety > stable && settings_.scheme != SchroederScheme::FullyImplicit)
-    spdlog::warn("{} scheme: the substep {} s exceeds the semi-implicit elements' stability "
-                 "limit √2/ω_max = {} s; expect blow-up",
-                 scheme_name(settings_.scheme), settings_.substep, stable / settings_.safety);
+  if (settings_.substep * settings_.safety > stable &&
+      settings_.scheme != SchroederScheme::FullyImplicit)
+    spdlog::warn(
+        "{} scheme: the substep {} s exceeds the semi-implicit elements' stability "
+        "limit √2/ω_max = {} s; expect blow-up",
+        scheme_name(settings_.scheme), settings_.substep, stable / settings_.safety);
   switch (settings_.scheme) {
     case SchroederScheme::SemiImplicit:
       dt_ = settings_.substep > 0.0 ? settings_.substep : stable;
       if (!std::isfinite(dt_))
-        throw std::invalid_argument("semi-implicit scheme: no elastic element to set the step; give a substep");
+        throw std::invalid_argument(
+            "semi-implicit scheme: no elastic element to set the step; give a substep");
       if (settings_.frame_dt > 0.0) {
         p_ = std::max(1, static_cast<int>(std::ceil(settings_.frame_dt / dt_ - 1e-9)));
         dt_ = settings_.frame_dt / p_;
@@ -215,8 +218,7 @@ double SchroederStepper::elastic_energy(const Vector& x) const {
   return (model_E_ ? model_E_->energy(x) : 0.0) + (model_I_ ? model_I_->energy(x) : 0.0);
 }
 
-void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_I,
-                                        bool refresh) {
+void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh) {
   if (model_.kind() == FemKind::Linear) return;  // K constant, assembled at rest
   // Corotational: the PSD-projected tangent at x when asked to refresh (the coupled
   // step's elastic solves; the first substep of a frame), else the last one — the
@@ -244,19 +246,16 @@ void SchroederStepper::apply_B(const Coefficients& c, const Vector& y, Vector& o
   }
 }
 
-void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficients& c,
-                             Vector& dv) {
+void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficients& c, Vector& dv) {
   const Eigen::Index N = x.size();
   const double eps = c.project ? settings_.epsilon : 0.0;
   const bool use_E = model_E_ && (c.t_E != 0.0 || c.k_E != 0.0);
   const bool use_I = model_I_ && (c.t_I != 0.0 || c.k_I != 0.0);
-  const bool implicit =
-      (use_E && c.k_E != 0.0) || (use_I && c.k_I != 0.0) ||
-      c.m_damp * settings_.rayleigh_alpha != 0.0;
+  const bool implicit = (use_E && c.k_E != 0.0) || (use_I && c.k_I != 0.0) ||
+                        c.m_damp * settings_.rayleigh_alpha != 0.0;
   if (c.project) dist_.update(x);
   if (implicit)
-    ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0,
-                     c.t_I != 0.0 || k_ == 0);
+    ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0, c.t_I != 0.0 || k_ == 0);
 
   // r = t_E f_E(x) + t_I f_I(x) − B v (the non-gravity forces × time), f = −∇E.
   r_.setZero(N);
@@ -289,17 +288,19 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     if (!c.project || dist_.empty() || eps == 0.0) {
       diag_.array() += c.m_damp * settings_.rayleigh_alpha;
       if (c.k_E != 0.0 && model_E_)
-        diag_ += c.k_E * K_E_.diagonal().cwiseProduct(inv_sqrt_mass3_).cwiseProduct(inv_sqrt_mass3_);
+        diag_ +=
+            c.k_E * K_E_.diagonal().cwiseProduct(inv_sqrt_mass3_).cwiseProduct(inv_sqrt_mass3_);
       if (c.k_I != 0.0 && model_I_)
-        diag_ += c.k_I * K_I_.diagonal().cwiseProduct(inv_sqrt_mass3_).cwiseProduct(inv_sqrt_mass3_);
+        diag_ +=
+            c.k_I * K_I_.diagonal().cwiseProduct(inv_sqrt_mass3_).cwiseProduct(inv_sqrt_mass3_);
     }
     const auto op = [&](const Vector& in, Vector& out) {
       tmp2_ = in;
-      dist_.apply_scaled(tmp2_, eps);                   // Π_ε u
+      dist_.apply_scaled(tmp2_, eps);  // Π_ε u
       z_ = inv_sqrt_mass3_.cwiseProduct(tmp2_);
-      apply_B(c, z_, tmp_);                             // B M^{-1/2} Π_ε u
+      apply_B(c, z_, tmp_);  // B M^{-1/2} Π_ε u
       out = inv_sqrt_mass3_.cwiseProduct(tmp_);
-      dist_.apply_scaled(out, eps);                     // Π_ε B̃ Π_ε u
+      dist_.apply_scaled(out, eps);  // Π_ε B̃ Π_ε u
       out += tmp2_;
     };
     op(u_, q_);

@@ -67,11 +67,11 @@ struct SchroederSettings {
   double frame_dt = 0.0;
   /// s: the semi-implicit step or asynchronous substep; 0 = from the stability limit of
   /// the semi-implicit elements, safety × √2/ω_max (§3.1's scheme is stable for
-  /// ω Δt ≤ √2; ω_max² the largest eigenvalue of M^{-1/2} K_E M^{-1/2} at rest). Asynchronous with a given substep:
-  /// frame_dt must be a multiple of it.
+  /// ω Δt ≤ √2; ω_max² the largest eigenvalue of M^{-1/2} K_E M^{-1/2} at rest). Asynchronous with
+  /// a given substep: frame_dt must be a multiple of it.
   double substep = 0.0;
-  double safety = 0.8;   ///< (0, 1]: fraction of the stability limit
-  double epsilon = 0.5;  ///< §5, in [0, 1]
+  double safety = 0.8;          ///< (0, 1]: fraction of the stability limit
+  double epsilon = 0.5;         ///< §5, in [0, 1]
   double rayleigh_alpha = 0.0;  ///< 1/s
   double rayleigh_beta = 0.0;   ///< s
   double cg_tolerance = 1e-8;   ///< relative residual
@@ -112,7 +112,8 @@ class SchroederStepper {
   /// (semi-implicit) or I (fully-implicit)); `fixed`: per vertex, prescribed (keeps
   /// its velocity). Throws std::invalid_argument for bad settings or sizes.
   SchroederStepper(const TetFemModel& model, const std::vector<TetMaterial>& materials,
-                   const std::vector<bool>& semi_tets, std::vector<bool> fixed, const Vec3& gravity, SchroederSettings settings);
+                   const std::vector<bool>& semi_tets, std::vector<bool> fixed, const Vec3& gravity,
+                   SchroederSettings settings);
   ~SchroederStepper();
 
   const SchroederSettings& settings() const { return settings_; }

@@ -21,8 +21,8 @@ SchroederSource::SchroederSource(std::string body, std::vector<Index> vertices,
     free_.push_back(static_cast<Index>(a));
     free_global_.push_back(vertices_[a]);
   }
-  stepper_ = std::make_unique<SchroederStepper>(*model_, materials, semi_tets, fixed_, gravity,
-                                                settings);
+  stepper_ =
+      std::make_unique<SchroederStepper>(*model_, materials, semi_tets, fixed_, gravity, settings);
   x_.resize(3 * n);
   u_.resize(3 * n);
   v_.resize(3 * n);
@@ -33,9 +33,12 @@ SchroederSource::~SchroederSource() = default;
 
 std::string_view SchroederSource::name() const {
   switch (stepper_->settings().scheme) {
-    case SchroederScheme::SemiImplicit: return "coarse:semi_implicit";
-    case SchroederScheme::FullyImplicit: return "coarse:fully_implicit";
-    case SchroederScheme::Asynchronous: break;
+    case SchroederScheme::SemiImplicit:
+      return "coarse:semi_implicit";
+    case SchroederScheme::FullyImplicit:
+      return "coarse:fully_implicit";
+    case SchroederScheme::Asynchronous:
+      break;
   }
   return "coarse:schroeder";
 }

@@ -33,10 +33,9 @@ class SchroederSource final : public EventSource {
   /// `vertices`: global indices of the model's vertices (local index = position);
   /// `materials`, `semi_tets`, `fixed`, `settings`: as SchroederStepper (which throws
   /// std::invalid_argument for bad settings).
-  SchroederSource(std::string body, std::vector<Index> vertices,
-                  std::shared_ptr<TetFemModel> model, const std::vector<TetMaterial>& materials,
-                  const std::vector<bool>& semi_tets, std::vector<bool> fixed,
-                  const Vec3& gravity, const SchroederSettings& settings);
+  SchroederSource(std::string body, std::vector<Index> vertices, std::shared_ptr<TetFemModel> model,
+                  const std::vector<TetMaterial>& materials, const std::vector<bool>& semi_tets,
+                  std::vector<bool> fixed, const Vec3& gravity, const SchroederSettings& settings);
   ~SchroederSource() override;
 
   /// Registers the fine source (asynchronous with p > 1) and schedules the first event

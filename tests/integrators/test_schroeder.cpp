@@ -4,6 +4,7 @@
 // collision response, and the bad-input messages.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -88,7 +89,9 @@ std::pair<Vec3, Vec3> net(const Eigen::VectorXd& x, const Eigen::VectorXd& f) {
 
 }  // namespace
 
-TEST_CASE("schroeder §5: the force-distributing projection at eps = 1 is a rank-6 mass-symmetric projection") {
+TEST_CASE(
+    "schroeder §5: the force-distributing projection at eps = 1 is a rank-6 mass-symmetric "
+    "projection") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0), m(0.5, 2.0);
   const std::size_t k = 17;
@@ -155,12 +158,12 @@ TEST_CASE("schroeder §5: the force-distributing projection at eps = 1 is a rank
 
 TEST_CASE("schroeder §5: bad subsets are named") {
   const std::vector<double> mass{1.0, 0.0, 2.0};
-  CHECK_THROWS_WITH_AS(ForceDistribution({0, 3}, mass), "force distribution: particle 3 out of range",
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(ForceDistribution({0, 0}, mass), "force distribution: particle 0 listed twice",
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(ForceDistribution({1}, mass), "force distribution: particle 1 has mass 0.000000",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ForceDistribution({0, 3}, mass),
+                       "force distribution: particle 3 out of range", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ForceDistribution({0, 0}, mass),
+                       "force distribution: particle 0 listed twice", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(ForceDistribution({1}, mass),
+                       "force distribution: particle 1 has mass 0.000000", std::invalid_argument);
 }
 
 TEST_CASE("schroeder §4.2: a body released at rest falls as x0 + g t²/2 with no internal force") {
@@ -183,7 +186,9 @@ TEST_CASE("schroeder §4.2: a body released at rest falls as x0 + g t²/2 with n
       const double t = steps * stepper.substep();
       double err = 0.0, verr = 0.0;
       for (std::size_t a = 0; a < b.mesh.vertices.size(); ++a) {
-        err = std::max(err, (Vec3(x.segment<3>(3 * a)) - (b.mesh.vertices[a] + 0.5 * t * t * kGravity)).norm());
+        err = std::max(
+            err,
+            (Vec3(x.segment<3>(3 * a)) - (b.mesh.vertices[a] + 0.5 * t * t * kGravity)).norm());
         verr = std::max(verr, (Vec3(v.segment<3>(3 * a)) - t * kGravity).norm());
       }
       CAPTURE(stepper.substeps_per_frame());
@@ -264,6 +269,37 @@ TEST_CASE("schroeder: the asynchronous scheme with p = 1 and every tet implicit 
   }
 }
 
+TEST_CASE("schroeder: the bad interior element has an edge of 0.001 x the shortest edge") {
+  const Ball b = make_ball(FemKind::Linear);
+  TetMesh bad = b.mesh;
+  const Index moved = make_bad_interior_element(bad, 1e-3);
+  const auto edges = [](const TetMesh& m, Index only) {
+    std::vector<double> out;
+    for (const auto& t : m.tets)
+      for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j)
+          if (only == Index(-1) || t[i] == only || t[j] == only)
+            out.push_back((m.vertices[t[i]] - m.vertices[t[j]]).norm());
+    return out;
+  };
+  const auto rest = edges(b.mesh, Index(-1)), around = edges(bad, moved);
+  const double shortest = *std::min_element(rest.begin(), rest.end());
+  CHECK(*std::min_element(around.begin(), around.end()) ==
+        doctest::Approx(1e-3 * shortest).epsilon(1e-9));
+  // Only that vertex moved, it is away from the boundary, and every tet is still valid.
+  int changed = 0;
+  for (std::size_t a = 0; a < bad.vertices.size(); ++a)
+    changed += (bad.vertices[a] != b.mesh.vertices[a]) ? 1 : 0;
+  CHECK(changed == 1);
+  const auto surface = tets_touching_faces(bad.tets, boundary_faces(bad), bad.vertices.size());
+  for (std::size_t t = 0; t < bad.tets.size(); ++t)
+    for (Index a : bad.tets[t])
+      if (a == moved) CHECK(!surface[t]);
+  CHECK_NOTHROW(validate_tet_mesh(bad, "bad"));
+  CHECK_THROWS_WITH_AS(make_bad_interior_element(bad, 1.0),
+                       "bad element: edge ratio 1 is outside (0, 1)", std::invalid_argument);
+}
+
 TEST_CASE("schroeder: the substep comes from the surface elements' stability limit") {
   // A bad interior element limits the semi-implicit step but not the asynchronous one.
   Ball b = make_ball(FemKind::Linear);
@@ -288,7 +324,8 @@ TEST_CASE("schroeder: the substep comes from the surface elements' stability lim
   CHECK(async_bad.alpha() == doctest::Approx(2.0 * async_bad.substeps_per_frame() - 1.0));
   // The stability limit √2/ω_max is real: the semi-implicit scheme at 1.15 times it
   // blows up on the bad mesh, at its step (safety 0.8 of it) it does not.
-  CHECK(semi_bad.substep() == doctest::Approx(semi.safety * std::sqrt(2.0) / semi_bad.omega_max()).epsilon(0.02));
+  CHECK(semi_bad.substep() ==
+        doctest::Approx(semi.safety * std::sqrt(2.0) / semi_bad.omega_max()).epsilon(0.02));
   for (double factor : {semi.safety, 1.15}) {
     SchroederSettings t = semi;
     t.substep = factor * std::sqrt(2.0) / semi_bad.omega_max();
@@ -356,7 +393,8 @@ TEST_CASE("schroeder: bad settings are named") {
   CHECK(error_of(s) == "epsilon -0.1 is outside [0, 1]");
   s.epsilon = 0.5;
   s.substep = 0.003;
-  CHECK(error_of(s) == "frame time 0.04 s is not a multiple of the substep 0.003 s (ratio 13.333333333333334)");
+  CHECK(error_of(s) ==
+        "frame time 0.04 s is not a multiple of the substep 0.003 s (ratio 13.333333333333334)");
   s.substep = 0.08;
   CHECK(error_of(s) == "frame time 0.04 s is not a multiple of the substep 0.08 s (ratio 0.5)");
   s.substep = 0.01;

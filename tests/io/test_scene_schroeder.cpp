@@ -57,7 +57,8 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   bad = ok;
   bad["substep"] = 0.003;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/substep: frame_dt 0.04 s is not a multiple of the substep, got 0.003");
+        "scene.json: /bodies/0/schroeder/substep: frame_dt 0.04 s is not a multiple of the "
+        "substep, got 0.003");
   bad["substep"] = 0.01;
   CHECK(error_of(ball_scene("schroeder", bad)) == "(no error)");
   bad["substep"] = "fast";
@@ -69,8 +70,8 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   CHECK(error_of(ball_scene("schroeder", bad)).find("frame_dt") != std::string::npos);
   bad = ok;
   bad["partition"] = {{"semi_implicit_regions", {"shell"}}};
-  CHECK(error_of(ball_scene("schroeder", bad)).rfind(
-            "scene.json: /bodies/0/schroeder/partition/semi_implicit_regions/0: ", 0) == 0);
+  CHECK(error_of(ball_scene("schroeder", bad))
+            .rfind("scene.json: /bodies/0/schroeder/partition/semi_implicit_regions/0: ", 0) == 0);
   CHECK(error_of(ball_scene("schroeder", bad)).find("shell") != std::string::npos);
   bad = ok;
   bad["collisions"] = json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 0]}}])");
@@ -82,13 +83,15 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
         "scene.json: /bodies/0/schroeder/safety: must be in (0, 1], got 0.0");
   bad = ok;
   bad["h"] = 0.01;
-  CHECK(error_of(ball_scene("schroeder", bad)).rfind("scene.json: /bodies/0/schroeder/h: unknown key 'h'", 0) == 0);
+  CHECK(error_of(ball_scene("schroeder", bad))
+            .rfind("scene.json: /bodies/0/schroeder/h: unknown key 'h'", 0) == 0);
   // A settings object for another integrator, and the integrator's choices.
   json other = ball_scene("schroeder", ok);
   other["bodies"][0]["zhao"] = json::object();
   CHECK(error_of(other) == "scene.json: /bodies/0/zhao: needs \"integrator\": \"zhao\", got {}");
   other = ball_scene("fully_implicit", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})"));
-  CHECK(error_of(other).rfind("scene.json: /bodies/0/fully_implicit/epsilon: unknown key 'epsilon'", 0) == 0);
+  CHECK(error_of(other).rfind("scene.json: /bodies/0/fully_implicit/epsilon: unknown key 'epsilon'",
+                              0) == 0);
   other = ball_scene("schroeder", ok);
   other["bodies"][0]["integrator"] = "schroder";
   CHECK(error_of(other).find("/bodies/0/integrator") != std::string::npos);
@@ -136,8 +139,9 @@ TEST_CASE("schroeder scenes: the kernel's coarse and fine events reproduce the s
 }
 
 TEST_CASE("schroeder scenes: free fall in the kernel is x0 + g t²/2 with no CG iteration") {
-  Scene s = build_scene(ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})")),
-                        "scene.json", ".");
+  Scene s =
+      build_scene(ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})")),
+                  "scene.json", ".");
   const Eigen::VectorXd x0 = positions(s, 0.0);
   const double t = 0.2;
   s.kernel->run_until(t);
@@ -155,7 +159,8 @@ TEST_CASE("schroeder scenes: free fall in the kernel is x0 + g t²/2 with no CG 
 TEST_CASE("schroeder scenes: the penalty layers are the alternative collision response") {
   json doc = ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})"));
   doc["contact"] = {{"friction", 0.0}};
-  doc["obstacles"] = json::parse(R"([{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0.8], "half_size": 1}}])");
+  doc["obstacles"] = json::parse(
+      R"([{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0.8], "half_size": 1}}])");
   doc["bodies"][0]["shape"]["cells_per_diameter"] = 4;
   Scene s = build_scene(doc, "scene.json", ".");
   const Index first = s.bodies[0].first_vertex, count = s.bodies[0].vertex_count;

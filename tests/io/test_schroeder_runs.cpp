@@ -25,7 +25,8 @@ json ball_scene(const json& settings) {
 
 }  // namespace
 
-TEST_CASE("schroeder scenes: a ball dropped on the §6 ground lands on it, bounces and comes to rest") {
+TEST_CASE(
+    "schroeder scenes: a ball dropped on the §6 ground lands on it, bounces and comes to rest") {
   json settings = json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5,
       "collisions": [{"plane": {"point": [0, 0, 0.5], "normal": [0, 0, 1]}, "friction": 0.3}]})");
   Scene s = build_scene(ball_scene(settings), "scene.json", ".");
