@@ -16,11 +16,11 @@
 ///   bench_schroeder bad-sphere DIR                   writes the bad-element sphere as
 ///       DIR/bad_sphere.{node,ele} (TetGen; demos/schroeder_bad_sphere.json reads it).
 ///
-/// Scenes: spheres of radius 0.1 m, 10 cells across (4 224 tets), corotational FEM,
+/// Scenes: spheres of radius 0.1 m, 10 cells across (3 312 tets), corotational FEM,
 /// E = 1e5 Pa, ν = 0.3, ρ = 1000 kg/m³, Rayleigh β = 2e-3 s; frames of 1/24 s; the
 /// ground is a §6 collision plane (friction 0.3) 5 cm below the dropped bodies (they
-/// land in the third frame); the bunny (tests/io/data/bunny, 10 170 tets) is scaled ×2
-/// (0.4 m); the two spheres meet head-on at 2 m/s relative, without gravity, through
+/// land in the third frame); the bunny (tests/io/data/bunny, 0.2 m, 10 170 tets) too;
+/// the two spheres meet head-on at 2 m/s relative, without gravity, through
 /// the penalty layers (docs/contact.md). The sweep drops the sphere from 0.2 m.
 #include <fmt/format.h>
 
@@ -113,7 +113,7 @@ json scene(const std::string& test, const Scheme& s, double drop_center = 0.15) 
     json shape = {{"type", "tetgen"},
                   {"file", std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/bunny"},
                   {"scale", 1.0},
-                  {"translate", {0, 0, 0.3}}};
+                  {"translate", {0, 0, 0.13}}};
     doc["bodies"] = {body("bunny", shape, s, true)};
   } else {
     json shape = {{"type", "tetgen"}, {"file", g_bad_sphere}, {"translate", {0, 0, 0.15}}};
