@@ -50,6 +50,7 @@ struct Sources {
       std::make_unique<ForceSource<WindForce>>("force:wind");
   std::vector<std::unique_ptr<PhantomSource>> phantoms;
   std::vector<std::unique_ptr<SolidSource>> solids;
+  std::vector<std::unique_ptr<SchroederSource>> schroeders;
   std::unique_ptr<KinematicScriptSource> script = std::make_unique<KinematicScriptSource>();
 };
 
@@ -215,7 +216,8 @@ class SceneBuilder {
  private:
   void read_body(const JsonField& b, std::size_t index) {
     b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
-                   "collide", "integrator", "phantom", "backward_euler", "zhao", "self_contact"});
+                   "collide", "integrator", "phantom", "backward_euler", "zhao", "self_contact",
+                   "schroeder", "semi_implicit", "fully_implicit"});
     Body body;
     body.name = read_name(b);
     body.collide = contact_.has_value() && (!b.has("collide") || b.at("collide").boolean());
@@ -223,7 +225,8 @@ class SceneBuilder {
       read_solid(b, index, std::move(body));
       return;
     }
-    for (const char* key : {"backward_euler", "zhao", "self_contact"})
+    for (const char* key : {"backward_euler", "zhao", "self_contact", "schroeder", "semi_implicit",
+                            "fully_implicit"})
       if (b.has(key)) b.at(key).fail("needs a tet shape (a solid body)");
     std::string kind;
     TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
@@ -399,8 +402,14 @@ class SceneBuilder {
       ids[a] = state.add(mesh.vertices[a], fixed[a] ? Vec3::Zero() : velocity[a],
                          fixed[a] ? kNever : mass[a]);
     }
-    auto src = std::make_unique<SolidSource>(body.name, ids, model, fixed, gravity_);
-    read_solid_integrator(b, mesh, material, *src);
+    std::unique_ptr<SolidSource> src;
+    std::unique_ptr<SchroederSource> schroeder;
+    if (is_schroeder_integrator(b)) {
+      schroeder = read_schroeder_solid(b, mesh, material, body.name, ids, model, fixed, gravity_);
+    } else {
+      src = std::make_unique<SolidSource>(body.name, ids, model, fixed, gravity_);
+      read_solid_integrator(b, mesh, material, *src);
+    }
     if (auto motion = b.find("pin_motion")) {
       std::vector<Index> pins;
       for (Index a = 0; a < n; ++a)
@@ -410,12 +419,15 @@ class SceneBuilder {
       const Index first = body.first_vertex;
       read_pin_motion(*motion, pins, points, [first](Index a) { return first + a; });
     }
-    TermSummary& s = summary(std::string(src->name()));
+    const EventSource& named = src ? static_cast<const EventSource&>(*src) : *schroeder;
+    const double period = src ? src->coarse_step() : schroeder->coarse_step();
+    TermSummary& s = summary(std::string(named.name()));
     s.count += 1;
-    s.min_period = std::min(s.min_period, src->coarse_step());
-    s.max_period = std::max(s.max_period, src->coarse_step());
+    s.min_period = std::min(s.min_period, period);
+    s.max_period = std::max(s.max_period, period);
     body.triangles = boundary_faces(mesh);
-    sources_.solids.push_back(std::move(src));
+    if (src) sources_.solids.push_back(std::move(src));
+    else sources_.schroeders.push_back(std::move(schroeder));
     scene_.bodies.push_back(std::move(body));
   }
 
@@ -785,6 +797,12 @@ class SceneBuilder {
       const EventKind kind = scene_.kernel->add_source(std::move(src));
       ref.start(kind, *scene_.kernel);
       scene_.solids.push_back(&ref);
+    }
+    for (auto& src : sources_.schroeders) {
+      SchroederSource& ref = *src;
+      const EventKind kind = scene_.kernel->add_source(std::move(src));
+      ref.start(kind, *scene_.kernel);
+      scene_.schroeders.push_back(&ref);
     }
   }
 

@@ -10,6 +10,7 @@
 #include "contact/contact_system.hpp"
 #include "engine/kernel.hpp"
 #include "integrators/phantom_source.hpp"
+#include "integrators/schroeder_source.hpp"
 #include "integrators/solid_source.hpp"
 
 namespace clockwork {
@@ -45,6 +46,8 @@ struct Scene {
   std::unique_ptr<ContactSystem> contact;  ///< null without a `contact` object; after kernel
   std::vector<PhantomSource*> phantoms;    ///< owned by the kernel, one per phantom body
   std::vector<SolidSource*> solids;        ///< owned by the kernel, one per tet solid
+  /// Owned by the kernel: the tet solids integrated by Schroeder et al.'s schemes.
+  std::vector<SchroederSource*> schroeders;
 };
 
 /// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
+#include <optional>
 #include <filesystem>
 #include <stdexcept>
 
@@ -157,10 +159,11 @@ std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh) {
 
 void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
                            const SolidMaterial& material, SolidSource& source) {
-  const std::string integrator = body.at("integrator").choice({"backward_euler", "zhao"});
-  const char* other = integrator == "zhao" ? "backward_euler" : "zhao";
-  if (body.has(other))
-    body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
+  const std::string integrator = body.at("integrator").choice(
+      {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"});
+  for (const char* other : {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"})
+    if (other != integrator && body.has(other))
+      body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
   const JsonField f = body.at(integrator);
   if (integrator == "backward_euler") {
     f.expect_keys({"h", "max_newton", "tolerance", "linear_solver", "definiteness",
@@ -227,6 +230,100 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     source.use_multirate(std::move(regions), s);
   } catch (const std::invalid_argument& e) {
     list.fail(e.what());
+  }
+}
+
+bool is_schroeder_integrator(const JsonField& body) {
+  const auto f = body.find("integrator");
+  if (!f || !f->raw().is_string()) return false;
+  const std::string k = f->raw().get<std::string>();
+  return k == "schroeder" || k == "semi_implicit" || k == "fully_implicit";
+}
+
+std::unique_ptr<SchroederSource> read_schroeder_solid(
+    const JsonField& body, const TetMesh& mesh, const SolidMaterial& material,
+    const std::string& name, std::vector<Index> vertices, std::shared_ptr<TetFemModel> model,
+    std::vector<bool> fixed, const Vec3& gravity) {
+  const std::string integrator = body.at("integrator").string();
+  for (const char* other : {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"})
+    if (other != integrator && body.has(other))
+      body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
+  const JsonField f = body.at(integrator);
+  SchroederSettings s;
+  s.rayleigh_alpha = material.rayleigh_alpha;
+  s.rayleigh_beta = material.rayleigh_beta;
+  std::optional<JsonField> substep;
+  if (integrator == "fully_implicit") {
+    s.scheme = SchroederScheme::FullyImplicit;
+    f.expect_keys({"frame_dt", "cg_tolerance", "cg_max_iterations", "collisions"});
+    s.frame_dt = f.at("frame_dt").positive();
+  } else {
+    if (integrator == "schroeder") {
+      f.expect_keys({"frame_dt", "substep", "safety", "epsilon", "partition", "cg_tolerance",
+                     "cg_max_iterations", "collisions"});
+      s.frame_dt = f.at("frame_dt").positive();
+      if (auto e = f.find("epsilon")) s.epsilon = e->in_range(0.0, 1.0);
+    } else {
+      s.scheme = SchroederScheme::SemiImplicit;
+      f.expect_keys({"frame_dt", "substep", "safety", "cg_tolerance", "cg_max_iterations",
+                     "collisions"});
+      if (auto fr = f.find("frame_dt")) s.frame_dt = fr->positive();
+    }
+    substep = f.find("substep");
+    if (substep && !(substep->raw().is_string() && substep->choice({"auto"}) == "auto"))
+      s.substep = substep->positive();
+    if (auto sf = f.find("safety")) {
+      s.safety = sf->number();
+      if (!(s.safety > 0.0 && s.safety <= 1.0)) sf->fail("must be in (0, 1]");
+    }
+  }
+  if (s.scheme == SchroederScheme::Asynchronous && s.substep > 0.0) {
+    const double ratio = s.frame_dt / s.substep;
+    if (ratio < 1.0 - 1e-9 || std::abs(ratio - std::round(ratio)) > 1e-9 * ratio)
+      substep->fail(fmt::format("frame_dt {} s is not a multiple of the substep", s.frame_dt));
+  }
+  if (auto t = f.find("cg_tolerance")) s.cg_tolerance = t->positive();
+  if (auto m = f.find("cg_max_iterations"))
+    s.cg_max_iterations = static_cast<int>(m->integer_in(1, 1000000));
+  if (auto list = f.find("collisions")) {
+    for (std::size_t i = 0; i < list->array_size(); ++i) {
+      const JsonField c = (*list)[i];
+      c.expect_keys({"plane", "friction"});
+      const JsonField plane = c.at("plane");
+      plane.expect_keys({"point", "normal"});
+      CollisionPlane p;
+      p.point = plane.at("point").vec3();
+      const Vec3 n = plane.at("normal").vec3();
+      if (!(n.norm() > 0.0)) plane.at("normal").fail("must be non-zero");
+      p.normal = n.normalized();
+      if (auto mu = c.find("friction")) p.friction = mu->non_negative();
+      s.planes.push_back(p);
+    }
+  }
+  // Semi-implicit tets: automatic (those touching the boundary surface, §7) or the
+  // tets of the named mesh regions.
+  std::vector<bool> semi;
+  const auto partition = f.find("partition");
+  if (!partition || (partition->raw().is_string() && partition->choice({"auto"}) == "auto")) {
+    semi = tets_touching_faces(mesh.tets, boundary_faces(mesh), mesh.vertices.size());
+  } else {
+    partition->expect_keys({"semi_implicit_regions"});
+    const JsonField names = partition->at("semi_implicit_regions");
+    if (names.array_size() == 0) names.fail("needs at least one region name");
+    std::vector<bool> chosen(mesh.region_names.size(), false);
+    for (std::size_t k = 0; k < names.array_size(); ++k) {
+      const JsonField nk = names[k];
+      const std::string region = nk.string();
+      chosen[at_field(nk, [&] { return find_region(mesh, region, "the mesh"); })] = true;
+    }
+    semi.resize(mesh.tets.size());
+    for (std::size_t t = 0; t < mesh.tets.size(); ++t) semi[t] = chosen[mesh.tet_region[t]];
+  }
+  try {
+    return std::make_unique<SchroederSource>(name, std::move(vertices), std::move(model),
+                                             material.per_tet, semi, std::move(fixed), gravity, s);
+  } catch (const std::invalid_argument& e) {
+    f.fail(e.what());
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "integrators/schroeder_source.hpp"
 #include "integrators/solid_source.hpp"
 #include "io/json_reader.hpp"
 #include "io/tet_mesh.hpp"
@@ -35,5 +36,17 @@ std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh);
 /// (`backward_euler` or `zhao`); errors name the field.
 void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
                            const SolidMaterial& material, SolidSource& source);
+
+/// Whether the body's `integrator` is one of Schroeder et al.'s schemes ("schroeder",
+/// "semi_implicit", "fully_implicit"), which build a SchroederSource instead.
+bool is_schroeder_integrator(const JsonField& body);
+
+/// The body's Schroeder source from `integrator` and its settings object (docs/
+/// scene-format.md "Solids"); `vertices` are the global indices of the mesh's vertices.
+/// Errors name the file, the JSON pointer and the value.
+std::unique_ptr<SchroederSource> read_schroeder_solid(
+    const JsonField& body, const TetMesh& mesh, const SolidMaterial& material,
+    const std::string& name, std::vector<Index> vertices, std::shared_ptr<TetFemModel> model,
+    std::vector<bool> fixed, const Vec3& gravity);
 
 }  // namespace clockwork

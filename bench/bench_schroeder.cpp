@@ -1,0 +1,256 @@
+/// Schroeder et al.'s asynchronous evolution, measured (docs/performance.md "Schroeder
+/// asynchronous evolution"). A documented driver rather than Google Benchmark: each
+/// number is a whole simulated run through the kernel (scenes built in code, as
+/// `clockwork run` builds them).
+///
+///   bench_schroeder table2 [--frames F] [--runs R] [--only TEST]   the paper's Table 2: seconds
+///   per
+///       frame of semi-implicit, fully-implicit and asynchronous (ε = 0, .25, .5, .75, 1)
+///       on one sphere dropped on the ground, two spheres colliding, the bunny dropped
+///       on the ground, a sphere with one bad interior element dropped on the ground.
+///       Median of R runs (3), the schemes interleaved within each run so that they
+///       share the machine's load; ratios are of medians measured in this process.
+///   bench_schroeder sweep --csv FILE [--frames F]    the Figure 3 analogue: the sphere
+///       drop at each ε (and the synchronous schemes), its height over time, as CSV
+///       (scripts/plot_schroeder_sweep.py draws docs/images/schroeder_eps_sweep.png).
+///   bench_schroeder bad-sphere DIR                   writes the bad-element sphere as
+///       DIR/bad_sphere.{node,ele} (TetGen; demos/schroeder_bad_sphere.json reads it).
+///
+/// Scenes: spheres of radius 0.1 m, 10 cells across (3 312 tets), corotational FEM,
+/// E = 1e5 Pa, ν = 0.3, ρ = 1000 kg/m³, Rayleigh β = 2e-3 s; frames of 1/24 s; the
+/// ground is a §6 collision plane (friction 0.3) 5 cm below the dropped bodies (they
+/// land in the third frame); the bunny (tests/io/data/bunny, 0.2 m, 10 170 tets) too;
+/// the two spheres meet head-on at 2 m/s relative, without gravity, through
+/// the penalty layers (docs/contact.md). The sweep drops the sphere from 0.2 m.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/scene.hpp"
+#include "io/tet_bad_element.hpp"
+#include "io/tet_mesh.hpp"
+
+using namespace clockwork;
+using nlohmann::json;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+constexpr double kFrame = 1.0 / 24.0;
+
+struct Scheme {
+  std::string label;
+  std::string integrator;
+  double epsilon = 0.0;
+};
+
+std::vector<Scheme> schemes() {
+  std::vector<Scheme> s{{"semi-implicit", "semi_implicit", 0.0},
+                        {"fully-implicit", "fully_implicit", 0.0}};
+  for (double e : {0.0, 0.25, 0.5, 0.75, 1.0})
+    s.push_back({fmt::format("async eps={}", e), "schroeder", e});
+  return s;
+}
+
+json material() {
+  return json::parse(R"({"model": "corotational", "young": 1e5, "poisson": 0.3,
+                         "density": 1000, "rayleigh": {"beta": 0.002}})");
+}
+
+json integrator_settings(const Scheme& s, bool ground) {
+  json f = {{"frame_dt", kFrame}};
+  if (s.integrator == "schroeder") f["epsilon"] = s.epsilon;
+  if (ground)
+    f["collisions"] =
+        json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}, "friction": 0.3}])");
+  return f;
+}
+
+json body(const std::string& name, const json& shape, const Scheme& s, bool ground) {
+  json b = {
+      {"name", name}, {"shape", shape}, {"material", material()}, {"integrator", s.integrator}};
+  b[s.integrator] = integrator_settings(s, ground);
+  return b;
+}
+
+json sphere_shape(const Vec3& c) {
+  return {{"type", "tet_sphere"},
+          {"center", {c.x(), c.y(), c.z()}},
+          {"radius", 0.1},
+          {"cells_per_diameter", 10}};
+}
+
+std::string g_bad_sphere;  // base path of the bad-element sphere's TetGen files
+
+json scene(const std::string& test, const Scheme& s, double drop_center = 0.15) {
+  json doc = {{"name", test}, {"end_time", 1.0}, {"frame_rate", 24}, {"gravity", {0, 0, -9.81}}};
+  if (test == "1 sphere") {
+    doc["bodies"] = {body("sphere", sphere_shape(Vec3(0, 0, drop_center)), s, true)};
+  } else if (test == "2 spheres") {
+    doc["gravity"] = {0, 0, 0};
+    json a = body("left", sphere_shape(Vec3(-0.12, 0, 0.5)), s, false);
+    json b = body("right", sphere_shape(Vec3(0.12, 0.03, 0.5)), s, false);
+    a["velocity"] = {{"linear", {1.0, 0, 0}}};
+    b["velocity"] = {{"linear", {-1.0, 0, 0}}};
+    doc["bodies"] = {a, b};
+    doc["contact"] = {{"friction", 0.0}};
+  } else if (test == "bunny") {
+    json shape = {{"type", "tetgen"},
+                  {"file", std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/bunny"},
+                  {"scale", 1.0},
+                  {"translate", {0, 0, 0.13}}};
+    doc["bodies"] = {body("bunny", shape, s, true)};
+  } else {
+    json shape = {{"type", "tetgen"}, {"file", g_bad_sphere}, {"translate", {0, 0, 0.15}}};
+    doc["bodies"] = {body("bad_sphere", shape, s, true)};
+  }
+  return doc;
+}
+
+/// The bad-element sphere (centred at the origin) as TetGen files.
+void write_bad_sphere(const std::string& base) {
+  TetMesh mesh = make_tet_sphere(Vec3::Zero(), 0.1, 10);
+  const Index moved = make_bad_interior_element(mesh, 1e-3);
+  std::ofstream node(base + ".node"), ele(base + ".ele");
+  node << fmt::format(
+      "# make_tet_sphere(0, 0.1 m, 10 cells) with vertex {} moved along its "
+      "shortest edge to 0.001 x the shortest edge (io/tet_bad_element.hpp)\n",
+      moved);
+  node << fmt::format("{} 3 0 0\n", mesh.vertices.size());
+  for (std::size_t a = 0; a < mesh.vertices.size(); ++a)
+    node << fmt::format("{} {:.17g} {:.17g} {:.17g}\n", a, mesh.vertices[a].x(),
+                        mesh.vertices[a].y(), mesh.vertices[a].z());
+  ele << fmt::format("{} 4 0\n", mesh.tets.size());
+  for (std::size_t t = 0; t < mesh.tets.size(); ++t)
+    ele << fmt::format("{} {} {} {} {}\n", t, mesh.tets[t][0], mesh.tets[t][1], mesh.tets[t][2],
+                       mesh.tets[t][3]);
+}
+
+struct RunStats {
+  double seconds = 0.0;
+  double substeps = 0.0;  ///< per frame
+  double cg = 0.0;        ///< CG iterations per frame
+};
+
+RunStats run(const std::string& test, const Scheme& s, int frames) {
+  Scene sc = build_scene(scene(test, s), "<bench>", ".");
+  const auto t0 = Clock::now();
+  sc.kernel->run_until(frames * kFrame - 1e-9);
+  RunStats r;
+  r.seconds = since(t0) / frames;
+  for (const SchroederSource* src : sc.schroeders) {
+    r.substeps = double(src->stepper().substeps_per_frame());
+    r.cg += double(src->stepper().counters().cg_iterations) / frames;
+  }
+  return r;
+}
+
+int table2(int frames, int runs, const std::string& only) {
+  std::vector<std::string> tests;
+  for (const char* t : {"1 sphere", "2 spheres", "bunny", "1 sphere with a bad element"})
+    if (std::string(t).find(only) != std::string::npos) tests.push_back(t);
+  const auto all = schemes();
+  fmt::print("Table 2 analogue: seconds per frame (1/24 s), median of {} runs of {} frames\n", runs,
+             frames);
+  fmt::print("{:<30}", "test");
+  for (const Scheme& s : all) fmt::print(" {:>14}", s.label);
+  fmt::print("\n");
+  for (const std::string& test : tests) {
+    std::vector<std::vector<double>> t(all.size());
+    std::vector<RunStats> last(all.size());
+    for (int r = 0; r < runs; ++r)
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        last[i] = run(test, all[i], frames);
+        t[i].push_back(last[i].seconds);
+      }
+    fmt::print("{:<30}", test);
+    std::vector<double> med(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      med[i] = median(t[i]);
+      fmt::print(" {:>14.4f}", med[i]);
+    }
+    fmt::print("\n{:<30}", "  substeps/frame");
+    for (std::size_t i = 0; i < all.size(); ++i) fmt::print(" {:>14.0f}", last[i].substeps);
+    fmt::print("\n{:<30}", "  CG iterations/frame");
+    for (std::size_t i = 0; i < all.size(); ++i) fmt::print(" {:>14.0f}", last[i].cg);
+    fmt::print("\n{:<30}", "  semi-implicit / this");
+    for (std::size_t i = 0; i < all.size(); ++i) fmt::print(" {:>14.2f}", med[0] / med[i]);
+    fmt::print("\n");
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+/// Height of the sphere drop (vertical extent of the body) against time, per scheme.
+int sweep(const std::string& csv, int frames) {
+  std::ofstream out(csv);
+  out << "scheme,epsilon,t,height,bottom\n";
+  for (const Scheme& s : schemes()) {
+    Scene sc = build_scene(scene("1 sphere", s, 0.3), "<bench>", ".");
+    const VertexState& st = sc.kernel->state();
+    for (int k = 0; k <= 4 * frames; ++k) {
+      const double t = 0.25 * k * kFrame;
+      sc.kernel->run_until(t);
+      double lo = kNever, hi = -kNever;
+      for (Index a = 0; a < st.size(); ++a) {
+        lo = std::min(lo, st.position_at(a, t).z());
+        hi = std::max(hi, st.position_at(a, t).z());
+      }
+      out << fmt::format("{},{},{:.6f},{:.6f},{:.6f}\n", s.integrator, s.epsilon, t, hi - lo, lo);
+    }
+    fmt::print("{}: done\n", s.label);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(stderr,
+               "usage: bench_schroeder table2 [--frames F] [--runs R] | sweep --csv FILE "
+               "[--frames F] | bad-sphere DIR\n");
+    return 2;
+  }
+  const std::string what = argv[1];
+  int frames = 6, runs = 3;  // 0.25 s: the fall, the impact and the rebound
+  std::string csv = "schroeder_sweep.csv", only;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--frames") == 0)
+      frames = std::stoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--runs") == 0)
+      runs = std::stoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--csv") == 0)
+      csv = argv[i + 1];
+    else if (std::strcmp(argv[i], "--only") == 0)
+      only = argv[i + 1];
+  }
+  if (what == "bad-sphere") {
+    if (argc < 3) return 2;
+    write_bad_sphere((std::filesystem::path(argv[2]) / "bad_sphere").string());
+    return 0;
+  }
+  const auto dir = std::filesystem::temp_directory_path() / "clockwork_bench_schroeder";
+  std::filesystem::create_directories(dir);
+  g_bad_sphere = (dir / "bad_sphere").string();
+  write_bad_sphere(g_bad_sphere);
+  if (what == "table2") return table2(frames, runs, only);
+  if (what == "sweep") return sweep(csv, frames);
+  fmt::print(stderr, "unknown command {}\n", what);
+  return 2;
+}

@@ -1,0 +1,456 @@
+#include "integrators/schroeder_scheme.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <stdexcept>
+
+namespace clockwork {
+
+namespace {
+
+const char* scheme_name(SchroederScheme s) {
+  return s == SchroederScheme::SemiImplicit    ? "semi-implicit"
+         : s == SchroederScheme::FullyImplicit ? "fully-implicit"
+                                               : "asynchronous";
+}
+
+std::vector<std::size_t> select(const std::vector<bool>& flags, bool want) {
+  std::vector<std::size_t> out;
+  for (std::size_t t = 0; t < flags.size(); ++t)
+    if (flags[t] == want) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+void validate_schroeder_settings(const SchroederSettings& s) {
+  const auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
+  const bool needs_frame = s.scheme != SchroederScheme::SemiImplicit;
+  if (needs_frame && !(s.frame_dt > 0.0 && std::isfinite(s.frame_dt)))
+    bad(fmt::format("{} scheme: frame time {} s must be positive and finite", scheme_name(s.scheme),
+                    s.frame_dt));
+  if (!needs_frame && !(s.frame_dt >= 0.0 && std::isfinite(s.frame_dt)))
+    bad(fmt::format("semi-implicit scheme: frame time {} s must be non-negative and finite",
+                    s.frame_dt));
+  if (!(s.substep >= 0.0 && std::isfinite(s.substep)))
+    bad(fmt::format("substep {} s must be positive (or 0 for automatic)", s.substep));
+  if (!(s.safety > 0.0 && s.safety <= 1.0))
+    bad(fmt::format("safety {} is outside (0, 1]", s.safety));
+  if (!(s.epsilon >= 0.0 && s.epsilon <= 1.0))
+    bad(fmt::format("epsilon {} is outside [0, 1]", s.epsilon));
+  if (!(s.rayleigh_alpha >= 0.0) || !(s.rayleigh_beta >= 0.0))
+    bad(fmt::format("Rayleigh damping ({}, {}) must be non-negative", s.rayleigh_alpha,
+                    s.rayleigh_beta));
+  if (!(s.cg_tolerance > 0.0) || s.cg_max_iterations < 1)
+    bad(fmt::format("CG tolerance {} must be positive and max iterations {} at least 1",
+                    s.cg_tolerance, s.cg_max_iterations));
+  if (s.scheme == SchroederScheme::Asynchronous && s.substep > 0.0) {
+    const double ratio = s.frame_dt / s.substep;
+    if (ratio < 1.0 - 1e-9 || std::abs(ratio - std::round(ratio)) > 1e-9 * ratio)
+      bad(fmt::format("frame time {} s is not a multiple of the substep {} s (ratio {})",
+                      s.frame_dt, s.substep, ratio));
+  }
+  for (const CollisionPlane& c : s.planes) {
+    if (!(std::abs(c.normal.norm() - 1.0) < 1e-9))
+      bad(fmt::format("collision plane normal ({}, {}, {}) is not a unit vector", c.normal.x(),
+                      c.normal.y(), c.normal.z()));
+    if (!(c.friction >= 0.0)) bad(fmt::format("friction {} must be non-negative", c.friction));
+  }
+}
+
+std::vector<bool> tets_touching_faces(const std::vector<std::array<Index, 4>>& tets,
+                                      const std::vector<std::array<Index, 3>>& faces,
+                                      std::size_t vertex_count) {
+  std::vector<bool> on_face(vertex_count, false);
+  for (const auto& f : faces)
+    for (Index a : f) on_face[a] = true;
+  std::vector<bool> out(tets.size(), false);
+  for (std::size_t t = 0; t < tets.size(); ++t)
+    for (Index a : tets[t]) out[t] = out[t] || on_face[a];
+  return out;
+}
+
+/// One linear system of a position or velocity update:
+///   M Δv + P_ε B Δv = P_ε (t_E f_E(x) + t_I f_I(x) − B v) + t_g f_g,
+///   B = m_damp α_R M + k_E K_E + k_I K_I.
+struct SchroederStepper::Coefficients {
+  double t_E = 0, t_I = 0, t_g = 0;
+  double m_damp = 0, k_E = 0, k_I = 0;
+  bool project = false;
+};
+
+SchroederStepper::SchroederStepper(const TetFemModel& model,
+                                   const std::vector<TetMaterial>& materials,
+                                   const std::vector<bool>& semi_tets, std::vector<bool> fixed,
+                                   const Vec3& gravity, SchroederSettings settings)
+    : model_(model), settings_(std::move(settings)), fixed_(std::move(fixed)), gravity_(gravity) {
+  validate_schroeder_settings(settings_);
+  const std::size_t n = model_.vertex_count(), m = model_.tet_count();
+  if (fixed_.empty()) fixed_.assign(n, false);
+  if (fixed_.size() != n)
+    throw std::invalid_argument(fmt::format("{} fixed flags for {} vertices", fixed_.size(), n));
+  std::vector<bool> semi(m, settings_.scheme == SchroederScheme::SemiImplicit);
+  if (settings_.scheme == SchroederScheme::Asynchronous) {
+    if (semi_tets.size() != m)
+      throw std::invalid_argument(
+          fmt::format("{} partition flags for {} tets", semi_tets.size(), m));
+    semi = semi_tets;
+  }
+  if (materials.size() != m)
+    throw std::invalid_argument(fmt::format("{} materials for {} tets", materials.size(), m));
+  // The element sets reuse the model's element code: two TetFemModels over the same
+  // vertices, each with its tets (their own lumped masses are unused; M is the body's).
+  std::vector<Vec3> rest(n);
+  for (std::size_t a = 0; a < n; ++a) rest[a] = model_.rest_positions().segment<3>(3 * a);
+  const auto build = [&](bool want) -> std::unique_ptr<TetFemModel> {
+    const std::vector<std::size_t> ids = select(semi, want);
+    if (ids.empty()) return nullptr;
+    std::vector<std::array<Index, 4>> tets;
+    std::vector<TetMaterial> mats;
+    for (std::size_t t : ids) {
+      tets.push_back(model_.tets()[t]);
+      mats.push_back(materials[t]);
+    }
+    return std::make_unique<TetFemModel>(rest, std::move(tets), mats, model_.kind());
+  };
+  model_E_ = build(true);
+  model_I_ = build(false);
+  n_semi_tets_ = model_E_ ? model_E_->tet_count() : 0;
+
+  mass3_.resize(3 * n);
+  inv_sqrt_mass3_.resize(3 * n);
+  free3_.resize(3 * n);
+  for (std::size_t a = 0; a < n; ++a) {
+    const double ma = model_.lumped_mass()[a];
+    mass3_.segment<3>(3 * a).setConstant(ma);
+    free3_.segment<3>(3 * a).setConstant(fixed_[a] ? 0.0 : 1.0);
+    inv_sqrt_mass3_.segment<3>(3 * a).setConstant(fixed_[a] ? 0.0 : 1.0 / std::sqrt(ma));
+  }
+  colliding_.assign(n, -1);
+  any_fixed_ = std::find(fixed_.begin(), fixed_.end(), true) != fixed_.end();
+
+  // Stiffness at rest: constant for linear FEM; the stability estimate for both.
+  const Vector& X = model_.rest_positions();
+  if (model_E_) model_E_->stiffness(X, K_E_, true);
+  if (model_I_) model_I_->stiffness(X, K_I_, true);
+  x_KE_ = X;
+  x_KI_ = X;
+
+  // ω_max² = λ_max(M^{-1/2} K_E M^{-1/2}) over the free DOFs, by power iteration
+  // (deterministic start; 200 iterations give a few digits, the safety factor covers
+  // the rest).
+  if (model_E_) {
+    Vector y(3 * n), z(3 * n);
+    for (Eigen::Index i = 0; i < y.size(); ++i) y[i] = std::sin(0.7 * double(i) + 0.3);
+    y = y.cwiseProduct(free3_);
+    double lambda = 0.0;
+    for (int it = 0; it < 200 && y.norm() > 0.0; ++it) {
+      y /= y.norm();
+      z = inv_sqrt_mass3_.cwiseProduct(K_E_ * inv_sqrt_mass3_.cwiseProduct(y));
+      lambda = y.dot(z);
+      y = z;
+    }
+    omega_max_ = std::sqrt(std::max(lambda, 0.0));
+  }
+  // §3.1's scheme on ẍ = −ω² x has the amplification matrix (in x, Δt v)
+  // [[1 − θ²/2, 1], [−θ²(1 − θ²/2), 1 − θ²]], θ = ω Δt: det 1 − θ²/2, trace 2 − 3θ²/2,
+  // an eigenvalue below −1 once θ > √2. So Δt = safety · √2 / ω_max (not leapfrog's 2/ω).
+  const double stable = omega_max_ > 0.0 ? settings_.safety * std::sqrt(2.0) / omega_max_ : kNever;
+  if (settings_.substep * settings_.safety > stable &&
+      settings_.scheme != SchroederScheme::FullyImplicit)
+    spdlog::warn(
+        "{} scheme: the substep {} s exceeds the semi-implicit elements' stability "
+        "limit √2/ω_max = {} s; expect blow-up",
+        scheme_name(settings_.scheme), settings_.substep, stable / settings_.safety);
+  switch (settings_.scheme) {
+    case SchroederScheme::SemiImplicit:
+      dt_ = settings_.substep > 0.0 ? settings_.substep : stable;
+      if (!std::isfinite(dt_))
+        throw std::invalid_argument(
+            "semi-implicit scheme: no elastic element to set the step; give a substep");
+      if (settings_.frame_dt > 0.0) {
+        p_ = std::max(1, static_cast<int>(std::ceil(settings_.frame_dt / dt_ - 1e-9)));
+        dt_ = settings_.frame_dt / p_;
+      }
+      break;
+    case SchroederScheme::FullyImplicit:
+      dt_ = settings_.frame_dt;
+      p_ = 1;
+      break;
+    case SchroederScheme::Asynchronous:
+      if (settings_.substep > 0.0) {
+        p_ = static_cast<int>(std::lround(settings_.frame_dt / settings_.substep));
+      } else {
+        p_ = std::isfinite(stable)
+                 ? std::max(1, static_cast<int>(std::ceil(settings_.frame_dt / stable - 1e-9)))
+                 : 1;
+      }
+      dt_ = settings_.frame_dt / p_;
+      break;
+  }
+  // §4.3: the fully-implicit forces are evolved over Δt_frame − Δt/2 in the coupled
+  // half step, i.e. α (Δt/2).
+  alpha_ = settings_.scheme == SchroederScheme::Asynchronous
+               ? (2.0 * settings_.frame_dt - dt_) / dt_
+               : 1.0;
+  if (settings_.scheme == SchroederScheme::Asynchronous && model_I_ && settings_.epsilon > 0.0) {
+    std::vector<bool> in(n, false);
+    for (const auto& t : model_I_->tets())
+      for (Index a : t) in[a] = !fixed_[a];
+    std::vector<Index> subset;
+    for (Index a = 0; a < n; ++a)
+      if (in[a]) subset.push_back(a);
+    dist_ = ForceDistribution(std::move(subset), model_.lumped_mass());
+  }
+}
+
+SchroederStepper::~SchroederStepper() = default;
+
+bool SchroederStepper::next_step_coupled() const {
+  return settings_.scheme != SchroederScheme::SemiImplicit && k_ == p_ - 1;
+}
+
+double SchroederStepper::elastic_energy(const Vector& x) const {
+  return (model_E_ ? model_E_->energy(x) : 0.0) + (model_I_ ? model_I_->energy(x) : 0.0);
+}
+
+void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh) {
+  if (model_.kind() == FemKind::Linear) return;  // K constant, assembled at rest
+  // Corotational: the PSD-projected tangent at x when asked to refresh (the coupled
+  // step's elastic solves; the first substep of a frame), else the last one — the
+  // damping-only solves of the other substeps keep the frame's K (an assembly with
+  // 12×12 eigen-decompositions per tet costs more than the rest of a substep).
+  if (need_E && model_E_ && (refresh || x_KE_.size() == 0) && x_KE_ != x) {
+    model_E_->stiffness(x, K_E_, true);
+    x_KE_ = x;
+  }
+  if (need_I && model_I_ && (refresh || x_KI_.size() == 0) && x_KI_ != x) {
+    model_I_->stiffness(x, K_I_, true);
+    x_KI_ = x;
+  }
+}
+
+void SchroederStepper::apply_B(const Coefficients& c, const Vector& y, Vector& out) {
+  out = (c.m_damp * settings_.rayleigh_alpha) * mass3_.cwiseProduct(y);
+  if (c.k_E != 0.0 && model_E_) {
+    kb_.noalias() = K_E_ * y;
+    out += c.k_E * kb_;
+  }
+  if (c.k_I != 0.0 && model_I_) {
+    kb_.noalias() = K_I_ * y;
+    out += c.k_I * kb_;
+  }
+}
+
+void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficients& c, Vector& dv) {
+  const Eigen::Index N = x.size();
+  const double eps = c.project ? settings_.epsilon : 0.0;
+  const bool use_E = model_E_ && (c.t_E != 0.0 || c.k_E != 0.0);
+  const bool use_I = model_I_ && (c.t_I != 0.0 || c.k_I != 0.0);
+  const bool implicit = (use_E && c.k_E != 0.0) || (use_I && c.k_I != 0.0) ||
+                        c.m_damp * settings_.rayleigh_alpha != 0.0;
+  if (c.project) dist_.update(x);
+  if (implicit)
+    ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0, c.t_I != 0.0 || k_ == 0);
+
+  // r = t_E f_E(x) + t_I f_I(x) − B v (the non-gravity forces × time), f = −∇E.
+  r_.setZero(N);
+  if (use_E && c.t_E != 0.0) {
+    model_E_->internal_force(x, f_E_);
+    r_ -= c.t_E * f_E_;
+  }
+  if (use_I && c.t_I != 0.0) {
+    model_I_->internal_force(x, f_I_);
+    r_ -= c.t_I * f_I_;
+  }
+  if (implicit) {
+    apply_B(c, v, tmp_);
+    r_ -= tmp_;
+  }
+  r_ = r_.cwiseProduct(free3_);
+
+  if (implicit) {
+    // CG on (Π_ε + Π_ε B̃ Π_ε) u = Π_ε r̃ in mass-scaled unknowns, from the free-fall
+    // answer u₀ = t_g M^{1/2} g (B annihilates it but for round-off and α_R).
+    b_ = inv_sqrt_mass3_.cwiseProduct(r_);
+    for (Eigen::Index i = 0; i < N; ++i)
+      b_[i] += free3_[i] * c.t_g * gravity_[i % 3] * mass3_[i] * inv_sqrt_mass3_[i];
+    dist_.apply_scaled(b_, eps);
+    u_.resize(N);
+    for (Eigen::Index i = 0; i < N; ++i)
+      u_[i] = free3_[i] * c.t_g * gravity_[i % 3] * mass3_[i] * inv_sqrt_mass3_[i];
+    // Jacobi preconditioner when nothing is projected (Π_ε = I): diag of I + B̃.
+    diag_.setOnes(N);
+    if (!c.project || dist_.empty() || eps == 0.0) {
+      diag_.array() += c.m_damp * settings_.rayleigh_alpha;
+      if (c.k_E != 0.0 && model_E_)
+        diag_ +=
+            c.k_E * K_E_.diagonal().cwiseProduct(inv_sqrt_mass3_).cwiseProduct(inv_sqrt_mass3_);
+      if (c.k_I != 0.0 && model_I_)
+        diag_ +=
+            c.k_I * K_I_.diagonal().cwiseProduct(inv_sqrt_mass3_).cwiseProduct(inv_sqrt_mass3_);
+    }
+    const auto op = [&](const Vector& in, Vector& out) {
+      tmp2_ = in;
+      dist_.apply_scaled(tmp2_, eps);  // Π_ε u
+      z_ = inv_sqrt_mass3_.cwiseProduct(tmp2_);
+      apply_B(c, z_, tmp_);  // B M^{-1/2} Π_ε u
+      out = inv_sqrt_mass3_.cwiseProduct(tmp_);
+      dist_.apply_scaled(out, eps);  // Π_ε B̃ Π_ε u
+      out += tmp2_;
+    };
+    op(u_, q_);
+    res_ = b_ - q_;
+    const double bnorm = b_.norm();
+    const double goal = settings_.cg_tolerance * bnorm;
+    int it = 0;
+    double rnorm = res_.norm();
+    if (rnorm > goal) {
+      z_ = res_.cwiseQuotient(diag_);
+      dir_ = z_;
+      double rz = res_.dot(z_);
+      while (it < settings_.cg_max_iterations) {
+        ++it;
+        op(dir_, q_);
+        const double pq = dir_.dot(q_);
+        if (!(pq > 0.0)) break;
+        const double a = rz / pq;
+        u_ += a * dir_;
+        res_ -= a * q_;
+        rnorm = res_.norm();
+        if (rnorm <= goal) break;
+        z_ = res_.cwiseQuotient(diag_);
+        const double rz_new = res_.dot(z_);
+        dir_ = z_ + (rz_new / rz) * dir_;
+        rz = rz_new;
+      }
+      if (rnorm > goal) ++counters_.unconverged;
+    }
+    ++counters_.solves;
+    counters_.cg_iterations += static_cast<std::uint64_t>(it);
+    counters_.max_cg_iterations = std::max(counters_.max_cg_iterations, it);
+    // Δv = M^{-1/2} Π_ε u, shifted rigidly so that its momentum is exactly that of the
+    // forces: the K terms of B have no net force (translation invariance) and P_ε keeps
+    // the net force, so (1 + m_damp α_R) Σ m Δv = Σ r + t_g Σ f_g; CG's residual may
+    // carry a net force, the shift removes it. (Re-evaluating the forces with the
+    // solution instead, §4.2.2, amplifies the residual by (ω Δt)² at frame-size steps.)
+    dist_.apply_scaled(u_, eps);
+    dv.resize(N);
+    dv = inv_sqrt_mass3_.cwiseProduct(u_);
+    if (!any_fixed_) {
+      Vec3 target = Vec3::Zero(), have = Vec3::Zero();
+      double total = 0.0;
+      for (Eigen::Index a = 0; a < N / 3; ++a) {
+        const double ma = mass3_[3 * a];
+        target += r_.segment<3>(3 * a) + c.t_g * ma * gravity_;
+        have += ma * dv.segment<3>(3 * a);
+        total += ma;
+      }
+      target /= 1.0 + c.m_damp * settings_.rayleigh_alpha;
+      const Vec3 shift = (target - have) / total;
+      for (Eigen::Index a = 0; a < N / 3; ++a) dv.segment<3>(3 * a) += shift;
+    }
+    return;
+  }
+  // Explicit: Δv = M⁻¹ (P_ε r + t_g f_g), the distributed forces plus gravity on every
+  // particle.
+  dist_.apply_force(r_, eps);
+  dv.resize(N);
+  for (Eigen::Index i = 0; i < N; ++i)
+    dv[i] = free3_[i] * (r_[i] / mass3_[i] + c.t_g * gravity_[i % 3]);
+}
+
+void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
+  const double h = 0.5 * dt_;
+  const double beta = settings_.rayleigh_beta;
+  Coefficients c;
+  c.t_E = h;
+  c.t_g = h;
+  c.m_damp = h;
+  c.k_E = h * beta;
+  if (next_step_coupled()) {
+    // §4.3 with the §4.1 scaling of I: f̂ = α f, ∂f̂/∂v = α ∂f/∂v, and the position
+    // argument xⁿ + α h v½ (∂f̂/∂x h-weighted: α h · α h K_I).
+    c.t_I = alpha_ * h;
+    c.k_I = alpha_ * h * beta + alpha_ * alpha_ * h * h;
+  } else {
+    c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
+  }
+  solve(x, v, c, dv_);
+  w = v + dv_;
+  // §6: reduce the normal velocity so that xⁿ⁺¹ = xⁿ + Δt w lands on the surface, with
+  // friction from that impulse; the same impulse goes to vⁿ (collisions are applied to
+  // vⁿ, v^{n+½} and xⁿ⁺¹ in [SSF08]'s order).
+  if (settings_.planes.empty()) return;
+  for (std::size_t a = 0; a < fixed_.size(); ++a) {
+    if (fixed_[a]) continue;
+    for (std::size_t j = 0; j < settings_.planes.size(); ++j) {
+      const CollisionPlane& pl = settings_.planes[j];
+      auto wa = w.segment<3>(3 * a);
+      const double d = pl.normal.dot(x.segment<3>(3 * a) - pl.point);
+      const double wn = pl.normal.dot(wa);
+      if (d + dt_ * wn >= 0.0) continue;
+      const double dwn = -d / dt_ - wn;  // > 0
+      const Vec3 before = wa;
+      wa += dwn * pl.normal;
+      const Vec3 wt = wa - pl.normal.dot(wa) * pl.normal;
+      const double t = wt.norm();
+      if (t > 0.0) wa -= std::min(t, pl.friction * dwn) / t * wt;
+      v.segment<3>(3 * a) += wa - before;
+      colliding_[a] = static_cast<int>(j);
+      ++counters_.collisions;
+    }
+  }
+}
+
+void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
+  const double beta = settings_.rayleigh_beta;
+  Coefficients c;
+  c.t_E = dt_;
+  c.t_g = dt_;
+  c.m_damp = dt_;
+  c.k_E = dt_ * beta;
+  const bool coupled = next_step_coupled();
+  if (coupled) {
+    // Backward Euler with every force, I scaled by §4.1 (α, α²), at xⁿ⁺¹ + Δt vⁿ⁺¹.
+    c.k_E += dt_ * dt_;
+    c.t_I = alpha_ * dt_;
+    c.k_I = alpha_ * dt_ * beta + alpha_ * alpha_ * dt_ * dt_;
+  } else {
+    c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
+  }
+  solve(x1, v, c, dv_);
+  v += dv_;
+  // §6 final contact step: the particles that collided keep no approaching normal
+  // velocity (friction from that impulse).
+  if (!settings_.planes.empty()) {
+    for (std::size_t a = 0; a < fixed_.size(); ++a) {
+      if (colliding_[a] < 0) continue;
+      const CollisionPlane& pl = settings_.planes[colliding_[a]];
+      auto va = v.segment<3>(3 * a);
+      const double vn = pl.normal.dot(va);
+      if (vn < 0.0) {
+        va -= vn * pl.normal;
+        const Vec3 vt = va - pl.normal.dot(va) * pl.normal;
+        const double t = vt.norm();
+        if (t > 0.0) va -= std::min(t, pl.friction * -vn) / t * vt;
+      }
+      colliding_[a] = -1;
+    }
+  }
+  ++counters_.steps;
+  if (coupled) ++counters_.coupled_steps;
+  k_ = (k_ + 1) % p_;
+}
+
+void SchroederStepper::step(Vector& x, Vector& v) {
+  position_update(x, v, w_);
+  x += dt_ * w_;
+  velocity_update(x, v);
+}
+
+}  // namespace clockwork

@@ -1,0 +1,173 @@
+#pragma once
+/// Schroeder, Kwatra, Zheng and Fedkiw, "Asynchronous evolution for fully-implicit and
+/// semi-implicit time integration" (shared/papers/schroeder-async-evolution-*):
+/// the semi-implicit scheme (§3.1), the fully-implicit scheme (§3.2, the final,
+/// unconditionally stable variant), and the asynchronous scheme (§4.3) that evolves the
+/// semi-implicit elements E at substeps Δt and the fully-implicit elements I at the
+/// frame rate Δt_frame = p Δt, coupled in the last substep of every frame, with the
+/// force-distributing projection of §5 (integrators/schroeder_projection.hpp) and the
+/// position-targeting collision response of §6 against static planes.
+///
+/// Every step has the form of §4: a *position update* (a half-step velocity
+/// v^{n+½} from x^n, v^n; then x^{n+1} = x^n + Δt v^{n+½}) and a *velocity update*
+/// (v^{n+1} from v^n at x^{n+1}). With h = Δt/2, forces f = −∇E (TetFemModel, split into
+/// the E and I element sets), Rayleigh damping D = α_R M + β_R K (the mass part goes
+/// with E: it is per particle, like gravity f_g, which acts on every particle in every
+/// substep), and the linearisation f(x + c v) ≈ f(x) − c K v of [BW98] (K the
+/// stiffness at x, PSD-projected for corotational FEM; the damping-only solves of the
+/// substeps after a frame's first keep that substep's K):
+///
+///   semi-implicit §3.1   M(v½ − vⁿ) = h (f_E(xⁿ) − D_E v½ + f_g)
+///                        M(vⁿ⁺¹ − vⁿ) = Δt (f_E(xⁿ⁺¹) − D_E vⁿ⁺¹ + f_g)
+///   fully-implicit §3.2  M(v½ − vⁿ) = h (f(xⁿ + h v½) − D v½ + f_g)
+///                        M(vⁿ⁺¹ − vⁿ) = Δt (f(xⁿ⁺¹ + Δt vⁿ⁺¹) − D vⁿ⁺¹ + f_g)
+///   coupled §4.3         v½ = vⁿ + h (a_E(xⁿ, v½) + α a_I(xⁿ + α h v½, v½))
+///                        vⁿ⁺¹ = vⁿ + Δt â(xⁿ⁺¹ + Δt vⁿ⁺¹, vⁿ⁺¹)
+/// with α = (2Δt_frame − Δt)/Δt (§4.3) and â the force scaling of §4.1 on I
+/// (f̂ = α f, ∂f̂/∂v = α ∂f/∂v, ∂f̂/∂x = α² ∂f/∂x). The coupled position update uses
+/// α h where the paper prints α Δt: see docs/solids.md "Schroeder" (with α h the
+/// coupled step at p = 1 is exactly §3.2). The other p − 1 substeps of a frame are
+/// semi-implicit on E only, with the forces on the particles of I distributed by
+/// P_ε (§5): M Δv = P_ε(h (f_E − D_E v)) + h f_g.
+///
+/// Each update is one linear system M Δv + P_ε B Δv = P_ε r (B symmetric PSD: the
+/// damping and stiffness terms above; P_ε = I when not projecting), solved by
+/// conjugate gradients in mass-scaled unknowns (Π_ε = M^{-1/2} P_ε M^{1/2} is
+/// symmetric): (Π_ε + Π_ε B̃ Π_ε) u = Π_ε r̃, M^{1/2} Δv = Π_ε u — for ε ∈ {0, 1} this is
+/// CG with Π_ε as its projection, "used as a projection inside CG" (§5). The solution
+/// is shifted by a uniform velocity so that its momentum is exactly that of the forces
+/// (CG's residual may carry a net force; B's stiffness terms and P_ε have none), so
+/// linear momentum is conserved whatever the CG tolerance (bodies with no fixed
+/// vertex). The CG starts from the free-fall answer, so free fall takes zero
+/// iterations and gets exactly h g and Δt g. (The re-evaluation of the forces with the
+/// solution of §4.2.2 is not used: at frame-size steps it amplifies CG's residual by
+/// (ω Δt)², which grew without bound in our tests.)
+#include <Eigen/Sparse>
+#include <memory>
+#include <vector>
+
+#include "integrators/schroeder_projection.hpp"
+#include "integrators/tet_fem.hpp"
+
+namespace clockwork {
+
+enum class SchroederScheme { SemiImplicit, FullyImplicit, Asynchronous };
+
+/// A static half-space {x : n·(x − p) ≥ 0} for the collision response of §6.
+struct CollisionPlane {
+  Vec3 point = Vec3::Zero();
+  Vec3 normal = Vec3::UnitZ();  ///< unit
+  double friction = 0.0;        ///< Coulomb coefficient μ ≥ 0
+};
+
+struct SchroederSettings {
+  SchroederScheme scheme = SchroederScheme::Asynchronous;
+  /// s: the fully-implicit step, and the asynchronous frame (the period of the coupled
+  /// step). Semi-implicit: optional (0); if given, the step is rounded down to divide it.
+  double frame_dt = 0.0;
+  /// s: the semi-implicit step or asynchronous substep; 0 = from the stability limit of
+  /// the semi-implicit elements, safety × √2/ω_max (§3.1's scheme is stable for
+  /// ω Δt ≤ √2; ω_max² the largest eigenvalue of M^{-1/2} K_E M^{-1/2} at rest). Asynchronous with
+  /// a given substep: frame_dt must be a multiple of it.
+  double substep = 0.0;
+  double safety = 0.8;          ///< (0, 1]: fraction of the stability limit
+  double epsilon = 0.5;         ///< §5, in [0, 1]
+  double rayleigh_alpha = 0.0;  ///< 1/s
+  double rayleigh_beta = 0.0;   ///< s
+  double cg_tolerance = 1e-8;   ///< relative residual
+  int cg_max_iterations = 5000;
+  std::vector<CollisionPlane> planes;  ///< §6 static obstacles
+};
+
+/// Throws std::invalid_argument naming the setting and its value: a non-positive or
+/// non-finite step, ε outside [0, 1], safety outside (0, 1], a frame that is not a
+/// multiple of a given asynchronous substep, a non-unit plane normal, μ < 0.
+void validate_schroeder_settings(const SchroederSettings& s);
+
+/// Tets with a vertex on a boundary face (`faces`, e.g. boundary_faces of the mesh):
+/// the automatic semi-implicit set of §7 ("surface elements ... semi-implicitly").
+std::vector<bool> tets_touching_faces(const std::vector<std::array<Index, 4>>& tets,
+                                      const std::vector<std::array<Index, 3>>& faces,
+                                      std::size_t vertex_count);
+
+struct SchroederCounters {
+  std::uint64_t steps = 0;          ///< substeps completed (velocity updates)
+  std::uint64_t coupled_steps = 0;  ///< of which coupled (fully-implicit: all)
+  std::uint64_t solves = 0;         ///< CG solves
+  std::uint64_t cg_iterations = 0;  ///< summed
+  int max_cg_iterations = 0;        ///< in one solve
+  std::uint64_t unconverged = 0;    ///< solves stopped at cg_max_iterations
+  std::uint64_t collisions = 0;     ///< §6 particle–plane collisions processed
+};
+
+class SchroederStepper {
+ public:
+  using Vector = Eigen::VectorXd;
+  using Sparse = Eigen::SparseMatrix<double>;
+
+  /// `model`: the whole body (its lumped masses and elements), `materials` the per-tet
+  /// materials it was built with (the element sets E and I are TetFemModels over the
+  /// same vertices, so the element code is shared); `semi_tets`: per tet,
+  /// whether it is in E (ignored by the synchronous schemes, which put every tet in E
+  /// (semi-implicit) or I (fully-implicit)); `fixed`: per vertex, prescribed (keeps
+  /// its velocity). Throws std::invalid_argument for bad settings or sizes.
+  SchroederStepper(const TetFemModel& model, const std::vector<TetMaterial>& materials,
+                   const std::vector<bool>& semi_tets, std::vector<bool> fixed, const Vec3& gravity,
+                   SchroederSettings settings);
+  ~SchroederStepper();
+
+  const SchroederSettings& settings() const { return settings_; }
+  double substep() const { return dt_; }
+  /// Substeps per frame p (semi-implicit without a frame: 1).
+  int substeps_per_frame() const { return p_; }
+  /// α = (2Δt_frame − Δt)/Δt.
+  double alpha() const { return alpha_; }
+  /// Largest ω of M^{-1/2} K_E M^{-1/2} at rest (power iteration), rad/s; 0 if E is empty.
+  double omega_max() const { return omega_max_; }
+  std::size_t semi_implicit_tets() const { return n_semi_tets_; }
+  /// Particles of the fully-implicit elements (the subset of §5).
+  const ForceDistribution& distribution() const { return dist_; }
+  /// Index of the next substep within its frame, 0..p−1 (p − 1: the coupled one).
+  int step_in_frame() const { return k_; }
+  bool next_step_coupled() const;
+  const SchroederCounters& counters() const { return counters_; }
+
+  /// Position update of the next substep from x, v (3n): w = v^{n+½}, with the §6
+  /// collision response applied to w and (the same impulse) to v.
+  void position_update(const Vector& x, Vector& v, Vector& w);
+  /// Velocity update of the substep begun by position_update, at its end positions
+  /// x1: v ← v^{n+1}; then contact (§6: the particles that collided keep no approaching
+  /// normal velocity). Advances the substep index.
+  void velocity_update(const Vector& x1, Vector& v);
+  /// One whole substep (synchronous use, tests, benchmarks): x, v in and out.
+  void step(Vector& x, Vector& v);
+
+  /// Elastic energy of both element sets at x, J.
+  double elastic_energy(const Vector& x) const;
+
+ private:
+  struct Coefficients;
+  void solve(const Vector& x, const Vector& v, const Coefficients& c, Vector& dv);
+  void ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh);
+  void apply_B(const Coefficients& c, const Vector& y, Vector& out);
+
+  const TetFemModel& model_;
+  SchroederSettings settings_;
+  std::vector<bool> fixed_;
+  bool any_fixed_ = false;
+  Vec3 gravity_;
+  std::unique_ptr<TetFemModel> model_E_, model_I_;  ///< null when the set is empty
+  std::size_t n_semi_tets_ = 0;
+  ForceDistribution dist_;
+  double dt_ = 0.0, alpha_ = 1.0, omega_max_ = 0.0;
+  int p_ = 1, k_ = 0;
+  Vector mass3_, inv_sqrt_mass3_, free3_;  ///< per DOF; free3_: 1 free, 0 fixed
+  Sparse K_E_, K_I_;
+  Vector x_KE_, x_KI_;  ///< positions of the last corotational K_E, K_I
+  // Per-solve buffers (allocation-free after the first step).
+  Vector f_E_, f_I_, r_, b_, u_, res_, dir_, q_, tmp_, tmp2_, diag_, z_, kb_, dv_, dstar_, w_;
+  std::vector<int> colliding_;  ///< per vertex: plane index of §6 contact, or −1
+  SchroederCounters counters_;
+};
+
+}  // namespace clockwork
