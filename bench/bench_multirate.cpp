@@ -29,20 +29,16 @@
 #include <vector>
 
 #include "integrators/multirate_solver.hpp"
+#include "bench/timing.hpp"
 #include "io/tet_mesh.hpp"
 
 using namespace clockwork;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using bench::Clock;
+using bench::median;
+using bench::since;
 
 constexpr double kHL = 0.03;  // the paper's dragon: h_L = 0.03 s, m = 10
 

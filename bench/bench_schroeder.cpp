@@ -35,6 +35,7 @@
 
 #include "io/scene.hpp"
 #include "io/tet_bad_element.hpp"
+#include "bench/timing.hpp"
 #include "io/tet_mesh.hpp"
 
 using namespace clockwork;
@@ -42,14 +43,9 @@ using nlohmann::json;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using bench::Clock;
+using bench::median;
+using bench::since;
 
 constexpr double kFrame = 1.0 / 24.0;
 

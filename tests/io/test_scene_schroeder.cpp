@@ -6,6 +6,7 @@
 
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
+#include "tests/support/scenes.hpp"
 
 using namespace clockwork;
 using nlohmann::json;
@@ -26,14 +27,7 @@ json ball_scene(const std::string& integrator, const json& settings) {
   return doc;
 }
 
-std::string error_of(const json& doc) {
-  try {
-    build_scene(doc, "scene.json", ".");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;  // names the document "test.json"
 
 Eigen::VectorXd positions(const Scene& s, double t) {
   const VertexState& st = s.kernel->state();
@@ -50,20 +44,20 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   json bad = ok;
   bad["epsilon"] = 1.5;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/epsilon: must be in [0, 1], got 1.5");
+        "test.json: /bodies/0/schroeder/epsilon: must be in [0, 1], got 1.5");
   bad["epsilon"] = -0.25;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/epsilon: must be in [0, 1], got -0.25");
+        "test.json: /bodies/0/schroeder/epsilon: must be in [0, 1], got -0.25");
   bad = ok;
   bad["substep"] = 0.003;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/substep: frame_dt 0.04 s is not a multiple of the "
+        "test.json: /bodies/0/schroeder/substep: frame_dt 0.04 s is not a multiple of the "
         "substep, got 0.003");
   bad["substep"] = 0.01;
   CHECK(error_of(ball_scene("schroeder", bad)) == "(no error)");
   bad["substep"] = "fast";
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/substep: expected one of 'auto', got \"fast\"");
+        "test.json: /bodies/0/schroeder/substep: expected one of 'auto', got \"fast\"");
   bad = ok;
   bad.erase("frame_dt");
   CHECK(error_of(ball_scene("schroeder", bad)).find("/bodies/0/schroeder") != std::string::npos);
@@ -71,26 +65,26 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   bad = ok;
   bad["partition"] = {{"semi_implicit_regions", {"shell"}}};
   CHECK(error_of(ball_scene("schroeder", bad))
-            .rfind("scene.json: /bodies/0/schroeder/partition/semi_implicit_regions/0: ", 0) == 0);
+            .rfind("test.json: /bodies/0/schroeder/partition/semi_implicit_regions/0: ", 0) == 0);
   CHECK(error_of(ball_scene("schroeder", bad)).find("shell") != std::string::npos);
   bad = ok;
   bad["collisions"] = json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 0]}}])");
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/collisions/0/plane/normal: must be non-zero, got [0,0,0]");
+        "test.json: /bodies/0/schroeder/collisions/0/plane/normal: must be non-zero, got [0,0,0]");
   bad = ok;
   bad["safety"] = 0.0;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "scene.json: /bodies/0/schroeder/safety: must be in (0, 1], got 0.0");
+        "test.json: /bodies/0/schroeder/safety: must be in (0, 1], got 0.0");
   bad = ok;
   bad["h"] = 0.01;
   CHECK(error_of(ball_scene("schroeder", bad))
-            .rfind("scene.json: /bodies/0/schroeder/h: unknown key 'h'", 0) == 0);
+            .rfind("test.json: /bodies/0/schroeder/h: unknown key 'h'", 0) == 0);
   // A settings object for another integrator, and the integrator's choices.
   json other = ball_scene("schroeder", ok);
   other["bodies"][0]["zhao"] = json::object();
-  CHECK(error_of(other) == "scene.json: /bodies/0/zhao: needs \"integrator\": \"zhao\", got {}");
+  CHECK(error_of(other) == "test.json: /bodies/0/zhao: needs \"integrator\": \"zhao\", got {}");
   other = ball_scene("fully_implicit", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})"));
-  CHECK(error_of(other).rfind("scene.json: /bodies/0/fully_implicit/epsilon: unknown key 'epsilon'",
+  CHECK(error_of(other).rfind("test.json: /bodies/0/fully_implicit/epsilon: unknown key 'epsilon'",
                               0) == 0);
   other = ball_scene("schroeder", ok);
   other["bodies"][0]["integrator"] = "schroder";
@@ -104,7 +98,7 @@ TEST_CASE("schroeder scenes: the kernel's coarse and fine events reproduce the s
     CAPTURE(integrator);
     json settings = json::parse(R"({"frame_dt": 0.04})");
     if (integrator == "schroeder") settings["epsilon"] = 0.75;
-    Scene s = build_scene(ball_scene(integrator, settings), "scene.json", ".");
+    Scene s = build_scene(ball_scene(integrator, settings), "test.json", ".");
     REQUIRE(s.schroeders.size() == 1);
     const SchroederSource& src = *s.schroeders[0];
     const SchroederStepper& run = src.stepper();
@@ -141,7 +135,7 @@ TEST_CASE("schroeder scenes: the kernel's coarse and fine events reproduce the s
 TEST_CASE("schroeder scenes: free fall in the kernel is x0 + g t²/2 with no CG iteration") {
   Scene s =
       build_scene(ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})")),
-                  "scene.json", ".");
+                  "test.json", ".");
   const Eigen::VectorXd x0 = positions(s, 0.0);
   const double t = 0.2;
   s.kernel->run_until(t);
@@ -162,7 +156,7 @@ TEST_CASE("schroeder scenes: the penalty layers are the alternative collision re
   doc["obstacles"] = json::parse(
       R"([{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0.8], "half_size": 1}}])");
   doc["bodies"][0]["shape"]["cells_per_diameter"] = 4;
-  Scene s = build_scene(doc, "scene.json", ".");
+  Scene s = build_scene(doc, "test.json", ".");
   const Index first = s.bodies[0].first_vertex, count = s.bodies[0].vertex_count;
   double lowest = kNever, vz_max = -kNever;
   for (int k = 1; k <= 20; ++k) {

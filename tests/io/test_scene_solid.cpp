@@ -7,6 +7,7 @@
 
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
+#include "tests/support/scenes.hpp"
 #include "tests/support/files.hpp"
 
 using namespace clockwork;
@@ -33,14 +34,7 @@ json bar_scene(const std::string& integrator) {
   return doc;
 }
 
-std::string error_of(const json& doc) {
-  try {
-    build_scene(doc, "scene.json", ".");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;  // names the document "test.json"
 
 std::vector<Vec3> positions_at(const Scene& s, double t) {
   std::vector<Vec3> x;
@@ -58,7 +52,7 @@ double max_difference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
 }  // namespace
 
 TEST_CASE("solid scenes: a bar builds with lumped masses, pins and its coarse-step source") {
-  Scene s = build_scene(bar_scene("backward_euler"), "scene.json", ".");
+  Scene s = build_scene(bar_scene("backward_euler"), "test.json", ".");
   REQUIRE(s.solids.size() == 1);
   const VertexState& st = s.kernel->state();
   CHECK(st.size() == 7 * 3 * 3);
@@ -77,8 +71,8 @@ TEST_CASE("solid scenes: a bar builds with lumped masses, pins and its coarse-st
 }
 
 TEST_CASE("solid scenes: Zhao with m = 1 in the kernel reproduces backward Euler") {
-  Scene be = build_scene(bar_scene("backward_euler"), "scene.json", ".");
-  Scene zh = build_scene(bar_scene("zhao"), "scene.json", ".");
+  Scene be = build_scene(bar_scene("backward_euler"), "test.json", ".");
+  Scene zh = build_scene(bar_scene("zhao"), "test.json", ".");
   const double t = 0.1;  // 25 steps
   be.kernel->run_until(t);
   zh.kernel->run_until(t);
@@ -93,7 +87,7 @@ TEST_CASE("solid scenes: fine events put S on its substeps (eq. 21-22)") {
   // m = 4: the kernel's positions at the coarse times equal the solver's own update.
   json doc = bar_scene("zhao");
   doc["bodies"][0]["zhao"]["regions"][0]["m"] = 4;
-  Scene s = build_scene(doc, "scene.json", ".");
+  Scene s = build_scene(doc, "test.json", ".");
   const SolidSource& src = *s.solids[0];
   const MultirateSolver& solver = *src.multirate();
   MultirateSolver reference(src.model(), solver.regions(),
@@ -141,7 +135,7 @@ TEST_CASE("solid scenes: bad input is named") {
     json doc = bar_scene("zhao");
     doc["bodies"][0]["zhao"]["regions"][0]["m"] = 0;
     CHECK(error_of(doc) ==
-          "scene.json: /bodies/0/zhao/regions/0/m: m (h_L / h_S) must be a positive integer, got 0");
+          "test.json: /bodies/0/zhao/regions/0/m: m (h_L / h_S) must be a positive integer, got 0");
     doc["bodies"][0]["zhao"]["regions"][0]["m"] = 2.5;
     CHECK(error_of(doc).find("/m: m (h_L / h_S) must be a positive integer, got 2.5") !=
           std::string::npos);
@@ -164,7 +158,7 @@ TEST_CASE("solid scenes: bad input is named") {
   {
     json doc = bar_scene("backward_euler");
     doc["bodies"][0]["backward_euler"]["h"] = 0;
-    CHECK(error_of(doc) == "scene.json: /bodies/0/backward_euler/h: must be > 0, got 0");
+    CHECK(error_of(doc) == "test.json: /bodies/0/backward_euler/h: must be > 0, got 0");
     doc = bar_scene("backward_euler");
     doc["bodies"][0]["zhao"] = {{"h_L", 0.1}};
     CHECK(error_of(doc).find("/bodies/0/zhao: needs \"integrator\": \"zhao\"") != std::string::npos);
