@@ -54,12 +54,7 @@ void validate_schroeder_settings(const SchroederSettings& s) {
       bad(fmt::format("frame time {} s is not a multiple of the substep {} s (ratio {})",
                       s.frame_dt, s.substep, ratio));
   }
-  for (const CollisionPlane& c : s.planes) {
-    if (!(std::abs(c.normal.norm() - 1.0) < 1e-9))
-      bad(fmt::format("collision plane normal ({}, {}, {}) is not a unit vector", c.normal.x(),
-                      c.normal.y(), c.normal.z()));
-    if (!(c.friction >= 0.0)) bad(fmt::format("friction {} must be non-negative", c.friction));
-  }
+  for (const StaticCollider& c : s.colliders) validate_static_collider(c);
 }
 
 std::vector<bool> tets_touching_faces(const std::vector<std::array<Index, 4>>& tets,
@@ -279,10 +274,22 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     b_ = inv_sqrt_mass3_.cwiseProduct(r_);
     for (Eigen::Index i = 0; i < N; ++i)
       b_[i] += free3_[i] * c.t_g * gravity_[i % 3] * mass3_[i] * inv_sqrt_mass3_[i];
+    for (const Contact& k : contacts_)
+      b_.segment<3>(3 * k.vertex) += k.friction / std::sqrt(mass3_[3 * k.vertex]);
     dist_.apply_scaled(b_, eps);
     u_.resize(N);
     for (Eigen::Index i = 0; i < N; ++i)
       u_[i] = free3_[i] * c.t_g * gravity_[i % 3] * mass3_[i] * inv_sqrt_mass3_[i];
+    // §6 contacts: the normal component of u_a = √m_a Δv_a is prescribed; CG runs in
+    // the complement (filtered residuals and directions, [BW98] §5.3).
+    for (const Contact& k : contacts_) {
+      auto ua = u_.segment<3>(3 * k.vertex);
+      const double sqrt_m = std::sqrt(mass3_[3 * k.vertex]);
+      if (k.stick)
+        ua = sqrt_m * k.target;
+      else
+        ua += (sqrt_m * k.normal.dot(k.target) - k.normal.dot(ua)) * k.normal;
+    }
     // Jacobi preconditioner when nothing is projected (Π_ε = I): diag of I + B̃.
     diag_.setOnes(N);
     if (!c.project || dist_.empty() || eps == 0.0) {
@@ -305,17 +312,20 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     };
     op(u_, q_);
     res_ = b_ - q_;
+    filter_contacts(res_);
     const double bnorm = b_.norm();
     const double goal = settings_.cg_tolerance * bnorm;
     int it = 0;
     double rnorm = res_.norm();
     if (rnorm > goal) {
       z_ = res_.cwiseQuotient(diag_);
+      filter_contacts(z_);
       dir_ = z_;
       double rz = res_.dot(z_);
       while (it < settings_.cg_max_iterations) {
         ++it;
         op(dir_, q_);
+        filter_contacts(q_);
         const double pq = dir_.dot(q_);
         if (!(pq > 0.0)) break;
         const double a = rz / pq;
@@ -324,6 +334,7 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
         rnorm = res_.norm();
         if (rnorm <= goal) break;
         z_ = res_.cwiseQuotient(diag_);
+        filter_contacts(z_);
         const double rz_new = res_.dot(z_);
         dir_ = z_ + (rz_new / rz) * dir_;
         rz = rz_new;
@@ -333,6 +344,16 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     ++counters_.solves;
     counters_.cg_iterations += static_cast<std::uint64_t>(it);
     counters_.max_cg_iterations = std::max(counters_.max_cg_iterations, it);
+    // The constraint impulses: the system with them is A u = b + Σ n_a J_a/√m_a.
+    if (!contacts_.empty()) {
+      op(u_, q_);
+      for (Contact& k : contacts_) {
+        const Vec3 J = std::sqrt(mass3_[3 * k.vertex]) *
+                       (q_.segment<3>(3 * k.vertex) - b_.segment<3>(3 * k.vertex));
+        k.impulse = k.normal.dot(J);
+        k.tangential = J - k.impulse * k.normal;
+      }
+    }
     // Δv = M^{-1/2} Π_ε u, shifted rigidly so that its momentum is exactly that of the
     // forces: the K terms of B have no net force (translation invariance) and P_ε keeps
     // the net force, so (1 + m_damp α_R) Σ m Δv = Σ r + t_g Σ f_g; CG's residual may
@@ -341,7 +362,7 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     dist_.apply_scaled(u_, eps);
     dv.resize(N);
     dv = inv_sqrt_mass3_.cwiseProduct(u_);
-    if (!any_fixed_) {
+    if (!any_fixed_ && contacts_.empty()) {  // (obstacles take momentum)
       Vec3 target = Vec3::Zero(), have = Vec3::Zero();
       double total = 0.0;
       for (Eigen::Index a = 0; a < N / 3; ++a) {
@@ -362,6 +383,106 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
   dv.resize(N);
   for (Eigen::Index i = 0; i < N; ++i)
     dv[i] = free3_[i] * (r_[i] / mass3_[i] + c.t_g * gravity_[i % 3]);
+  for (Contact& k : contacts_) {  // M is diagonal: each constraint on its own
+    auto da = dv.segment<3>(3 * k.vertex);
+    da += k.friction / mass3_[3 * k.vertex];
+    const Vec3 change = k.stick ? Vec3(k.target - da) : Vec3(k.normal.dot(k.target - da) * k.normal);
+    da += change;
+    const Vec3 J = mass3_[3 * k.vertex] * change;
+    k.impulse = k.normal.dot(J);
+    k.tangential = J - k.impulse * k.normal;
+  }
+}
+
+void SchroederStepper::filter_contacts(Vector& y) const {
+  for (const Contact& k : contacts_) {
+    auto ya = y.segment<3>(3 * k.vertex);
+    if (k.stick)
+      ya.setZero();
+    else
+      ya -= k.normal.dot(ya) * k.normal;
+  }
+}
+
+void SchroederStepper::apply_friction(Index a, const StaticCollider& body, const Vec3& n,
+                                      double impulse, Vector& y) const {
+  auto ya = y.segment<3>(3 * a);
+  const Vec3 tangential = ya - n.dot(ya) * n;
+  const double t = tangential.norm();
+  if (t > 0.0 && impulse > 0.0)
+    ya -= std::min(t, body.friction * impulse / mass3_[3 * a]) / t * tangential;
+}
+
+Vec3 SchroederStepper::landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const {
+  return n.dot(s - x) / dt_ * n - v;
+}
+
+void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
+                                          const Coefficients& c, bool add_crossing) {
+  const std::size_t n = fixed_.size();
+  for (int round = 1;; ++round) {
+    solve(x, v, c, dv_);
+    // Let the sticking contacts outside the friction cone slide, release those that
+    // pull, add the particles that would cross; then solve again.
+    bool changed = false;
+    for (Contact& k : contacts_) {
+      const double limit = settings_.colliders[k.collider].friction * std::max(k.impulse, 0.0);
+      if (k.stick) {
+        const double t = k.tangential.norm();
+        if (t > limit * (1.0 + 1e-9)) {
+          k.stick = false;  // at the cone's edge, along the impulse that held it
+          k.friction = limit / t * k.tangential;
+          changed = true;
+        }
+      } else if (k.friction != Vec3::Zero()) {
+        // Kinetic friction: μ J_n against the slide (a change of the impulse or of the
+        // direction alone does not call for another solve: it lags one round).
+        const Vec3 u = v.segment<3>(3 * k.vertex) + dv_.segment<3>(3 * k.vertex);
+        const Vec3 slide = u - k.normal.dot(u) * k.normal;
+        const Vec3 along = slide.norm() > 0.0 ? Vec3(-slide) : k.friction;
+        k.friction = limit / along.norm() * along;
+      }
+    }
+    // A particle released in this update is not added again (no cycling): the §6
+    // response after the solve catches it if it crosses.
+    for (const Contact& k : contacts_)
+      if (k.impulse < 0.0) released_.push_back(k.vertex);
+    const std::size_t before = contacts_.size();
+    std::erase_if(contacts_, [](const Contact& k) { return k.impulse < 0.0; });
+    changed = changed || contacts_.size() != before;
+    if (add_crossing) {
+      for (const Contact& k : contacts_) colliding_[k.vertex] = k.collider;
+      for (Index a : released_) colliding_[a] = kReleased;
+      for (std::size_t a = 0; a < n; ++a) {
+        if (fixed_[a] || colliding_[a] != -1) continue;
+        const Vec3 xa = x.segment<3>(3 * a), va = v.segment<3>(3 * a);
+        const Vec3 end = xa + dt_ * (va + dv_.segment<3>(3 * a));
+        for (std::size_t j = 0; j < settings_.colliders.size(); ++j) {
+          const StaticCollider::Closest cl = settings_.colliders[j].closest(end);
+          if (cl.distance >= 0.0) continue;
+          // Land on the surface point nearest the unconstrained end (n·(x + Δt w) = n·s),
+          // sticking (no tangential drift) while friction can hold it.
+          contacts_.push_back({static_cast<Index>(a), static_cast<int>(j), cl.normal,
+                               landing(xa, va, cl.normal, cl.point),
+                               settings_.colliders[j].friction > 0.0, 0.0, Vec3::Zero(),
+                               Vec3::Zero()});
+          changed = true;
+          break;
+        }
+      }
+      for (const Contact& k : contacts_) colliding_[k.vertex] = -1;
+      for (Index a : released_) colliding_[a] = -1;
+    }
+    if (!changed) break;
+    if (round == kMaxContactRounds) {
+      // The solved Δv keeps the last round's set; the §6 response after the solve
+      // catches what it leaves crossing.
+      ++counters_.contact_round_limit;
+      break;
+    }
+    ++counters_.contact_resolves;
+  }
+  released_.clear();
 }
 
 void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
@@ -380,29 +501,56 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   } else {
     c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
   }
-  solve(x, v, c, dv_);
+  if (settings_.constrain_collisions && !settings_.colliders.empty()) {
+    // The particles held at the end of the last step seed the contact set, aimed at
+    // the surface again.
+    for (Contact& k : contacts_) {
+      const Vec3 xa = x.segment<3>(3 * k.vertex);
+      const auto cl = settings_.colliders[k.collider].closest(xa);
+      k.normal = cl.normal;
+      k.target = landing(xa, v.segment<3>(3 * k.vertex), cl.normal, cl.point);
+      k.stick = settings_.colliders[k.collider].friction > 0.0;
+      k.friction.setZero();
+    }
+    solve_with_contacts(x, v, c, true);
+  } else {
+    contacts_.clear();
+    solve(x, v, c, dv_);
+  }
   w = v + dv_;
-  // §6: reduce the normal velocity so that xⁿ⁺¹ = xⁿ + Δt w lands on the surface, with
-  // friction from that impulse; the same impulse goes to vⁿ (collisions are applied to
-  // vⁿ, v^{n+½} and xⁿ⁺¹ in [SSF08]'s order).
-  if (settings_.planes.empty()) return;
+  // The constrained particles land on the surface, friction part of their solve (vⁿ is
+  // left as it was: the constrained velocity update sets their final contact).
+  for (const Contact& k : contacts_) {
+    colliding_[k.vertex] = k.collider;
+    ++counters_.collisions;
+  }
+  // §6 as printed: reduce the normal velocity so that xⁿ⁺¹ = xⁿ + Δt w lands on the
+  // surface (the nearest surface point of the unconstrained end), with friction from
+  // that impulse; the same impulse goes to vⁿ (collisions are applied to vⁿ, v^{n+½}
+  // and xⁿ⁺¹ in [SSF08]'s order). With the constraints this only catches what their
+  // last round left.
   for (std::size_t a = 0; a < fixed_.size(); ++a) {
     if (fixed_[a]) continue;
-    for (std::size_t j = 0; j < settings_.planes.size(); ++j) {
-      const CollisionPlane& pl = settings_.planes[j];
+    for (std::size_t j = 0; j < settings_.colliders.size(); ++j) {
+      const StaticCollider& body = settings_.colliders[j];
       auto wa = w.segment<3>(3 * a);
-      const double d = pl.normal.dot(x.segment<3>(3 * a) - pl.point);
-      const double wn = pl.normal.dot(wa);
-      if (d + dt_ * wn >= 0.0) continue;
-      const double dwn = -d / dt_ - wn;  // > 0
+      const auto cl = body.closest(x.segment<3>(3 * a) + dt_ * wa);
+      if (cl.distance >= 0.0) {
+        // Landed on the surface by a constraint released in the last round: the
+        // final contact step still sees it.
+        if (cl.distance < kOnSurface && colliding_[a] < 0) {
+          colliding_[a] = static_cast<int>(j);
+          ++counters_.collisions;
+        }
+        continue;
+      }
+      const double dwn = -cl.distance / dt_;  // > 0
       const Vec3 before = wa;
-      wa += dwn * pl.normal;
-      const Vec3 wt = wa - pl.normal.dot(wa) * pl.normal;
-      const double t = wt.norm();
-      if (t > 0.0) wa -= std::min(t, pl.friction * dwn) / t * wt;
+      wa += dwn * cl.normal;
+      apply_friction(static_cast<Index>(a), body, cl.normal, mass3_[3 * a] * dwn, w);
       v.segment<3>(3 * a) += wa - before;
+      if (colliding_[a] < 0) ++counters_.collisions;
       colliding_[a] = static_cast<int>(j);
-      ++counters_.collisions;
     }
   }
 }
@@ -423,24 +571,36 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
   } else {
     c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
   }
-  solve(x1, v, c, dv_);
-  v += dv_;
-  // §6 final contact step: the particles that collided keep no approaching normal
-  // velocity (friction from that impulse).
-  if (!settings_.planes.empty()) {
+  contacts_.clear();
+  if (settings_.constrain_collisions && !settings_.colliders.empty()) {
+    // §6's final contact step as constraints: the particles that collided end with
+    // no normal velocity (released if that would pull them onto the surface).
     for (std::size_t a = 0; a < fixed_.size(); ++a) {
       if (colliding_[a] < 0) continue;
-      const CollisionPlane& pl = settings_.planes[colliding_[a]];
-      auto va = v.segment<3>(3 * a);
-      const double vn = pl.normal.dot(va);
-      if (vn < 0.0) {
-        va -= vn * pl.normal;
-        const Vec3 vt = va - pl.normal.dot(va) * pl.normal;
-        const double t = vt.norm();
-        if (t > 0.0) va -= std::min(t, pl.friction * -vn) / t * vt;
-      }
-      colliding_[a] = -1;
+      const Vec3 n = settings_.colliders[colliding_[a]].closest(x1.segment<3>(3 * a)).normal;
+      contacts_.push_back({static_cast<Index>(a), colliding_[a], n, Vec3(-v.segment<3>(3 * a)),
+                           settings_.colliders[colliding_[a]].friction > 0.0, 0.0, Vec3::Zero(),
+                           Vec3::Zero()});
     }
+    solve_with_contacts(x1, v, c, false);
+    std::erase_if(contacts_, [](const Contact& k) { return k.impulse < 0.0; });
+  } else {
+    solve(x1, v, c, dv_);
+  }
+  v += dv_;
+  // §6 final contact step as printed: the particles that collided keep no approaching
+  // normal velocity (friction from that impulse).
+  for (std::size_t a = 0; a < fixed_.size(); ++a) {
+    if (colliding_[a] < 0) continue;
+    const StaticCollider& body = settings_.colliders[colliding_[a]];
+    const Vec3 n = body.closest(x1.segment<3>(3 * a)).normal;
+    auto va = v.segment<3>(3 * a);
+    const double vn = n.dot(va);
+    if (vn < 0.0) {
+      va -= vn * n;
+      apply_friction(static_cast<Index>(a), body, n, mass3_[3 * a] * -vn, v);
+    }
+    colliding_[a] = -1;
   }
   ++counters_.steps;
   if (coupled) ++counters_.coupled_steps;

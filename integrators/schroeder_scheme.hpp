@@ -6,7 +6,8 @@
 /// semi-implicit elements E at substeps Δt and the fully-implicit elements I at the
 /// frame rate Δt_frame = p Δt, coupled in the last substep of every frame, with the
 /// force-distributing projection of §5 (integrators/schroeder_projection.hpp) and the
-/// position-targeting collision response of §6 against static planes.
+/// position-targeting collision response of §6 against static bodies
+/// (integrators/static_collider.hpp), by default as a constraint of the implicit solves.
 ///
 /// Every step has the form of §4: a *position update* (a half-step velocity
 /// v^{n+½} from x^n, v^n; then x^{n+1} = x^n + Δt v^{n+½}) and a *velocity update*
@@ -42,23 +43,31 @@
 /// iterations and gets exactly h g and Δt g. (The re-evaluation of the forces with the
 /// solution of §4.2.2 is not used: at frame-size steps it amplifies CG's residual by
 /// (ω Δt)², which grew without bound in our tests.)
+///
+/// §6 collisions. The paper reduces a particle's normal velocity after the solve so
+/// that it lands on the surface, and zeroes the approaching normal velocity after the
+/// velocity update ("the final contact step"). At frame-size steps the solve then
+/// assumes those particles free to move into the obstacle, and a body resting on it
+/// settles flattened (a linear ball 26 % flattened at 1/24 s). With
+/// `constrain_collisions` (the default) the same two conditions are constraints of the
+/// solves instead ([BW98]'s filtered CG: the normal component of the particle's Δv is
+/// prescribed, its tangential part free), with an active set: a particle whose
+/// constraint would pull it onto the surface is released, one that would cross it is
+/// added, and the solve repeated (at most kMaxContactRounds solves per update). The
+/// constraint impulse J = n·(A Δv − b) is the normal impulse friction is taken from.
+/// The paper's after-the-solve response stays as the last word (it changes nothing
+/// when the constraints hold).
 #include <Eigen/Sparse>
 #include <memory>
 #include <vector>
 
 #include "integrators/schroeder_projection.hpp"
+#include "integrators/static_collider.hpp"
 #include "integrators/tet_fem.hpp"
 
 namespace clockwork {
 
 enum class SchroederScheme { SemiImplicit, FullyImplicit, Asynchronous };
-
-/// A static half-space {x : n·(x − p) ≥ 0} for the collision response of §6.
-struct CollisionPlane {
-  Vec3 point = Vec3::Zero();
-  Vec3 normal = Vec3::UnitZ();  ///< unit
-  double friction = 0.0;        ///< Coulomb coefficient μ ≥ 0
-};
 
 struct SchroederSettings {
   SchroederScheme scheme = SchroederScheme::Asynchronous;
@@ -76,12 +85,15 @@ struct SchroederSettings {
   double rayleigh_beta = 0.0;   ///< s
   double cg_tolerance = 1e-8;   ///< relative residual
   int cg_max_iterations = 5000;
-  std::vector<CollisionPlane> planes;  ///< §6 static obstacles
+  std::vector<StaticCollider> colliders;  ///< §6 static obstacles
+  /// §6 contact as a constraint of the implicit solves (false: only after them, as
+  /// printed in the paper).
+  bool constrain_collisions = true;
 };
 
 /// Throws std::invalid_argument naming the setting and its value: a non-positive or
 /// non-finite step, ε outside [0, 1], safety outside (0, 1], a frame that is not a
-/// multiple of a given asynchronous substep, a non-unit plane normal, μ < 0.
+/// multiple of a given asynchronous substep, a bad collider (validate_static_collider).
 void validate_schroeder_settings(const SchroederSettings& s);
 
 /// Tets with a vertex on a boundary face (`faces`, e.g. boundary_faces of the mesh):
@@ -97,7 +109,9 @@ struct SchroederCounters {
   std::uint64_t cg_iterations = 0;  ///< summed
   int max_cg_iterations = 0;        ///< in one solve
   std::uint64_t unconverged = 0;    ///< solves stopped at cg_max_iterations
-  std::uint64_t collisions = 0;     ///< §6 particle–plane collisions processed
+  std::uint64_t collisions = 0;     ///< §6 particle–obstacle collisions processed
+  std::uint64_t contact_resolves = 0;  ///< extra solves for a changed contact set
+  std::uint64_t contact_round_limit = 0;  ///< updates that stopped at kMaxContactRounds
 };
 
 class SchroederStepper {
@@ -142,12 +156,48 @@ class SchroederStepper {
   /// One whole substep (synchronous use, tests, benchmarks): x, v in and out.
   void step(Vector& x, Vector& v);
 
+  /// A §6 contact as a constraint of a solve. Sticking (static friction, while the
+  /// tangential impulse stays inside the cone μ J_n): the whole Δv_a is prescribed.
+  /// Sliding: only n·Δv_a is (n·target); the tangential part is free under the
+  /// kinetic friction impulse μ J_n, a known force of the solve along the direction
+  /// the sticking constraint pushed (the Coulomb projection of that impulse).
+  struct Contact {
+    Index vertex = 0;
+    int collider = 0;
+    Vec3 normal = Vec3::UnitZ();
+    Vec3 target = Vec3::Zero();
+    bool stick = false;
+    double impulse = 0.0;           ///< normal impulse the constraint took, N·s (< 0: pulls)
+    Vec3 tangential = Vec3::Zero();  ///< sticking: the tangential impulse it took, N·s
+    Vec3 friction = Vec3::Zero();    ///< sliding: the friction impulse applied, N·s
+  };
+  /// The §6 contacts of the last update (constrain_collisions): after a position
+  /// update those it landed, after a velocity update those that held (the seeds of
+  /// the next position update).
+  const std::vector<Contact>& contacts() const { return contacts_; }
+
   /// Elastic energy of both element sets at x, J.
   double elastic_energy(const Vector& x) const;
 
  private:
   struct Coefficients;
+  static constexpr int kMaxContactRounds = 6;
+
   void solve(const Vector& x, const Vector& v, const Coefficients& c, Vector& dv);
+  /// Solves with contacts_ as constraints, dropping those that pull (impulse < 0),
+  /// letting sticking ones slide when their tangential impulse leaves the friction
+  /// cone and, when `add_crossing` (position updates), adding particles whose
+  /// x + Δt (v + Δv) would cross an obstacle, until the set stops changing.
+  void solve_with_contacts(const Vector& x, const Vector& v, const Coefficients& c,
+                           bool add_crossing);
+  void filter_contacts(Vector& y) const;
+  /// The Δv of a particle at x with velocity v that lands on the plane through s with
+  /// normal n after Δt, with no tangential drift (a sliding contact keeps only n·).
+  Vec3 landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const;
+  /// Friction from the normal impulse J on particle a (the §6 response after a solve):
+  /// Coulomb-limited removal of the tangential part of y_a (the velocity) by μ J / m_a.
+  void apply_friction(Index a, const StaticCollider& body, const Vec3& n, double impulse,
+                      Vector& y) const;
   void ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh);
   void apply_B(const Coefficients& c, const Vector& y, Vector& out);
 
@@ -166,7 +216,11 @@ class SchroederStepper {
   Vector x_KE_, x_KI_;  ///< positions of the last corotational K_E, K_I
   // Per-solve buffers (allocation-free after the first step).
   Vector f_E_, f_I_, r_, b_, u_, res_, dir_, q_, tmp_, tmp2_, diag_, z_, kb_, dv_, dstar_, w_;
-  std::vector<int> colliding_;  ///< per vertex: plane index of §6 contact, or −1
+  std::vector<int> colliding_;  ///< per vertex: collider index of §6 contact, or −1
+  static constexpr int kReleased = -2;  ///< colliding_ while solving: released this update
+  static constexpr double kOnSurface = 1e-12;  ///< m: a landing this close is a contact
+  std::vector<Index> released_;
+  std::vector<Contact> contacts_;  ///< the constraints of the current solve
   SchroederCounters counters_;
 };
 

@@ -240,6 +240,40 @@ bool is_schroeder_integrator(const JsonField& body) {
   return k == "schroeder" || k == "semi_implicit" || k == "fully_implicit";
 }
 
+namespace {
+
+/// One §6 static body: {"plane" | "sphere" | "capsule" | "box": {...}, "friction"?}.
+StaticCollider read_static_collider(const JsonField& c) {
+  c.expect_keys({"plane", "sphere", "capsule", "box", "friction"});
+  int shapes = 0;
+  for (const char* key : {"plane", "sphere", "capsule", "box"}) shapes += c.has(key) ? 1 : 0;
+  if (shapes != 1) c.fail("needs exactly one of \"plane\", \"sphere\", \"capsule\", \"box\"");
+  const double mu = c.has("friction") ? c.at("friction").non_negative() : 0.0;
+  if (auto plane = c.find("plane")) {
+    plane->expect_keys({"point", "normal"});
+    const Vec3 n = plane->at("normal").vec3();
+    if (!(n.norm() > 0.0)) plane->at("normal").fail("must be non-zero");
+    return StaticCollider::plane(plane->at("point").vec3(), n.normalized(), mu);
+  }
+  if (auto sphere = c.find("sphere")) {
+    sphere->expect_keys({"center", "radius"});
+    return StaticCollider::sphere(sphere->at("center").vec3(), sphere->at("radius").positive(), mu);
+  }
+  if (auto capsule = c.find("capsule")) {
+    capsule->expect_keys({"a", "b", "radius"});
+    const Vec3 a = capsule->at("a").vec3(), b = capsule->at("b").vec3();
+    if (!((b - a).norm() > 0.0)) capsule->at("b").fail("must differ from \"a\"");
+    return StaticCollider::capsule(a, b, capsule->at("radius").positive(), mu);
+  }
+  const JsonField box = c.at("box");
+  box.expect_keys({"min", "max"});
+  const Vec3 lo = box.at("min").vec3(), hi = box.at("max").vec3();
+  if (!(lo.array() < hi.array()).all()) box.at("max").fail("must exceed \"min\" in every coordinate");
+  return StaticCollider::box(lo, hi, mu);
+}
+
+}  // namespace
+
 std::unique_ptr<SchroederSource> read_schroeder_solid(
     const JsonField& body, const TetMesh& mesh, const SolidMaterial& material,
     const std::string& name, std::vector<Index> vertices, std::shared_ptr<TetFemModel> model,
@@ -255,18 +289,19 @@ std::unique_ptr<SchroederSource> read_schroeder_solid(
   std::optional<JsonField> substep;
   if (integrator == "fully_implicit") {
     s.scheme = SchroederScheme::FullyImplicit;
-    f.expect_keys({"frame_dt", "cg_tolerance", "cg_max_iterations", "collisions"});
+    f.expect_keys({"frame_dt", "cg_tolerance", "cg_max_iterations", "collisions",
+                   "constrain_collisions"});
     s.frame_dt = f.at("frame_dt").positive();
   } else {
     if (integrator == "schroeder") {
       f.expect_keys({"frame_dt", "substep", "safety", "epsilon", "partition", "cg_tolerance",
-                     "cg_max_iterations", "collisions"});
+                     "cg_max_iterations", "collisions", "constrain_collisions"});
       s.frame_dt = f.at("frame_dt").positive();
       if (auto e = f.find("epsilon")) s.epsilon = e->in_range(0.0, 1.0);
     } else {
       s.scheme = SchroederScheme::SemiImplicit;
       f.expect_keys({"frame_dt", "substep", "safety", "cg_tolerance", "cg_max_iterations",
-                     "collisions"});
+                     "collisions", "constrain_collisions"});
       if (auto fr = f.find("frame_dt")) s.frame_dt = fr->positive();
     }
     substep = f.find("substep");
@@ -286,20 +321,10 @@ std::unique_ptr<SchroederSource> read_schroeder_solid(
   if (auto m = f.find("cg_max_iterations"))
     s.cg_max_iterations = static_cast<int>(m->integer_in(1, 1000000));
   if (auto list = f.find("collisions")) {
-    for (std::size_t i = 0; i < list->array_size(); ++i) {
-      const JsonField c = (*list)[i];
-      c.expect_keys({"plane", "friction"});
-      const JsonField plane = c.at("plane");
-      plane.expect_keys({"point", "normal"});
-      CollisionPlane p;
-      p.point = plane.at("point").vec3();
-      const Vec3 n = plane.at("normal").vec3();
-      if (!(n.norm() > 0.0)) plane.at("normal").fail("must be non-zero");
-      p.normal = n.normalized();
-      if (auto mu = c.find("friction")) p.friction = mu->non_negative();
-      s.planes.push_back(p);
-    }
+    for (std::size_t i = 0; i < list->array_size(); ++i)
+      s.colliders.push_back(read_static_collider((*list)[i]));
   }
+  if (auto k = f.find("constrain_collisions")) s.constrain_collisions = k->boolean();
   // Semi-implicit tets: automatic (those touching the boundary surface, §7) or the
   // tets of the named mesh regions.
   std::vector<bool> semi;

@@ -13,34 +13,15 @@
 #include "integrators/schroeder_scheme.hpp"
 #include "io/tet_bad_element.hpp"
 #include "io/tet_mesh.hpp"
+#include "tests/support/schroeder_ball.hpp"
 
 namespace clockwork {
 namespace {
 
-const Vec3 kGravity(0, 0, -9.81);
-
-struct Ball {
-  TetMesh mesh;
-  std::vector<TetMaterial> materials;
-  std::unique_ptr<TetFemModel> model;
-  std::vector<bool> surface;  ///< automatic partition: tets touching the boundary
-};
-
-/// A voxel ball of radius 0.1 m (8 cells across), rubber-like, centred 1 m up.
-Ball make_ball(FemKind kind, double young = 1e5) {
-  Ball b;
-  b.mesh = make_tet_sphere(Vec3(0.3, -0.2, 1.0), 0.1, 8);
-  b.materials.assign(b.mesh.tets.size(), TetMaterial{young, 0.3, 1000.0});
-  b.model = std::make_unique<TetFemModel>(b.mesh.vertices, b.mesh.tets, b.materials, kind);
-  b.surface = tets_touching_faces(b.mesh.tets, boundary_faces(b.mesh), b.mesh.vertices.size());
-  return b;
-}
-
-Eigen::VectorXd stacked(const std::vector<Vec3>& p) {
-  Eigen::VectorXd x(3 * p.size());
-  for (std::size_t a = 0; a < p.size(); ++a) x.segment<3>(3 * a) = p[a];
-  return x;
-}
+using test::Ball;
+using test::kGravity;
+using test::make_ball;
+using test::stacked;
 
 Vec3 momentum(const TetFemModel& model, const Eigen::VectorXd& v) {
   Vec3 p = Vec3::Zero();
@@ -349,7 +330,7 @@ TEST_CASE("schroeder §6: colliding particles land on the plane and keep no appr
   s.frame_dt = 1.0 / 24.0;
   s.rayleigh_beta = 1e-3;
   const double ground = 0.9 - 0.5;  // below the ball (bottom at z = 0.9)
-  s.planes.push_back({Vec3(0, 0, ground), Vec3::UnitZ(), 0.5});
+  s.colliders.push_back(StaticCollider::plane(Vec3(0, 0, ground), Vec3::UnitZ(), 0.5));
   SchroederStepper stepper(*b.model, b.materials, b.surface, {}, kGravity, s);
   Eigen::VectorXd x = stacked(b.mesh.vertices), v = Eigen::VectorXd::Zero(x.size());
   for (Eigen::Index i = 0; i < x.size(); i += 3) {
@@ -405,11 +386,11 @@ TEST_CASE("schroeder: bad settings are named") {
   s.safety = 1.5;
   CHECK(error_of(s) == "safety 1.5 is outside (0, 1]");
   s.safety = 0.5;
-  s.planes.push_back({Vec3::Zero(), Vec3(0, 0, 2), 0.1});
+  s.colliders.push_back(StaticCollider::plane(Vec3::Zero(), Vec3(0, 0, 2), 0.1));
   CHECK(error_of(s) == "collision plane normal (0, 0, 2) is not a unit vector");
   // The stepper checks them too.
   const Ball b = make_ball(FemKind::Linear);
-  s.planes.clear();
+  s.colliders.clear();
   s.epsilon = 2.0;
   CHECK_THROWS_WITH_AS(SchroederStepper(*b.model, b.materials, b.surface, {}, kGravity, s),
                        "epsilon 2 is outside [0, 1]", std::invalid_argument);

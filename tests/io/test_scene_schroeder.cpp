@@ -71,6 +71,36 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   bad["collisions"] = json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 0]}}])");
   CHECK(error_of(ball_scene("schroeder", bad)) ==
         "test.json: /bodies/0/schroeder/collisions/0/plane/normal: must be non-zero, got [0,0,0]");
+  // The other static bodies of §6.
+  bad["collisions"] = json::parse(R"([{"sphere": {"center": [0, 0, 0], "radius": 0.2}},
+      {"capsule": {"a": [0, 0, 0], "b": [1, 0, 0], "radius": 0.05}, "friction": 0.4},
+      {"box": {"min": [-1, -1, -1], "max": [1, 1, 0.5]}}])");
+  bad["constrain_collisions"] = false;
+  CHECK(error_of(ball_scene("schroeder", bad)) == "(no error)");
+  bad["constrain_collisions"] = "yes";
+  CHECK(error_of(ball_scene("schroeder", bad)).rfind(
+            "test.json: /bodies/0/schroeder/constrain_collisions: ", 0) == 0);
+  bad.erase("constrain_collisions");
+  bad["collisions"] = json::parse(R"([{"sphere": {"center": [0, 0, 0], "radius": 0.2},
+                                       "plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}}])");
+  CHECK(error_of(ball_scene("schroeder", bad))
+            .rfind("test.json: /bodies/0/schroeder/collisions/0: needs exactly one of \"plane\", "
+                   "\"sphere\", \"capsule\", \"box\", got {",
+                   0) == 0);
+  bad["collisions"] = json::parse(R"([{"sphere": {"center": [0, 0, 0], "radius": -0.2}}])");
+  CHECK(error_of(ball_scene("schroeder", bad)) ==
+        "test.json: /bodies/0/schroeder/collisions/0/sphere/radius: must be > 0, got -0.2");
+  bad["collisions"] = json::parse(R"([{"capsule": {"a": [0, 1, 0], "b": [0, 1, 0], "radius": 0.1}}])");
+  CHECK(error_of(ball_scene("schroeder", bad)) ==
+        "test.json: /bodies/0/schroeder/collisions/0/capsule/b: must differ from \"a\", got [0,1,0]");
+  bad["collisions"] = json::parse(R"([{"box": {"min": [0, 0, 0], "max": [1, 0, 1]}}])");
+  CHECK(error_of(ball_scene("schroeder", bad)) ==
+        "test.json: /bodies/0/schroeder/collisions/0/box/max: must exceed \"min\" in every "
+        "coordinate, got [1,0,1]");
+  bad["collisions"] = json::parse(R"([{"cone": {}}])");
+  CHECK(error_of(ball_scene("schroeder", bad)) ==
+        "test.json: /bodies/0/schroeder/collisions/0/cone: unknown key 'cone' (allowed: plane, "
+        "sphere, capsule, box, friction)");
   bad = ok;
   bad["safety"] = 0.0;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
