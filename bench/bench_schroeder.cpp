@@ -3,13 +3,14 @@
 /// number is a whole simulated run through the kernel (scenes built in code, as
 /// `clockwork run` builds them).
 ///
-///   bench_schroeder table2 [--frames F] [--runs R] [--only TEST]   the paper's Table 2: seconds
-///   per
-///       frame of semi-implicit, fully-implicit and asynchronous (ε = 0, .25, .5, .75, 1)
+///   bench_schroeder table2 [--frames F] [--runs R] [--only TEST] [--constrain 0|1]
+///       the paper's Table 2: seconds per frame of semi-implicit, fully-implicit and asynchronous (ε = 0, .25, .5, .75, 1)
 ///       on one sphere dropped on the ground, two spheres colliding, the bunny dropped
 ///       on the ground, a sphere with one bad interior element dropped on the ground.
 ///       Median of R runs (3), the schemes interleaved within each run so that they
 ///       share the machine's load; ratios are of medians measured in this process.
+///       `--constrain 0`: the §6 response after the solves only, as printed in the
+///       paper (default 1: contacts as constraints of the solves, docs/solids.md).
 ///   bench_schroeder sweep --csv FILE [--frames F]    the Figure 3 analogue: the sphere
 ///       drop at each ε (and the synchronous schemes), its height over time, as CSV
 ///       (scripts/plot_schroeder_sweep.py draws docs/images/schroeder_eps_sweep.png).
@@ -68,12 +69,16 @@ json material() {
                          "density": 1000, "rayleigh": {"beta": 0.002}})");
 }
 
+bool g_constrain = true;  // §6 contacts as constraints of the solves
+
 json integrator_settings(const Scheme& s, bool ground) {
   json f = {{"frame_dt", kFrame}};
   if (s.integrator == "schroeder") f["epsilon"] = s.epsilon;
-  if (ground)
+  if (ground) {
     f["collisions"] =
         json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}, "friction": 0.3}])");
+    f["constrain_collisions"] = g_constrain;
+  }
   return f;
 }
 
@@ -219,7 +224,7 @@ int sweep(const std::string& csv, int frames) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     fmt::print(stderr,
-               "usage: bench_schroeder table2 [--frames F] [--runs R] | sweep --csv FILE "
+               "usage: bench_schroeder table2 [--frames F] [--runs R] [--only TEST] [--constrain 0|1] | sweep --csv FILE "
                "[--frames F] | bad-sphere DIR\n");
     return 2;
   }
@@ -235,6 +240,8 @@ int main(int argc, char** argv) {
       csv = argv[i + 1];
     else if (std::strcmp(argv[i], "--only") == 0)
       only = argv[i + 1];
+    else if (std::strcmp(argv[i], "--constrain") == 0)
+      g_constrain = std::strcmp(argv[i + 1], "0") != 0;
   }
   if (what == "bad-sphere") {
     if (argc < 3) return 2;
