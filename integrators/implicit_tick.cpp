@@ -120,7 +120,6 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   Eigen::VectorXd g, d, z, z_old, g_old;
   gradient(p, x, g);
   double e = energy(p, x);
-  constexpr int kStallIterations = 20;
   bool refreshed = false;
   if (refresh) {
     factor(p, x);
@@ -156,8 +155,9 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     }
     const double alpha = line_search(p, x, g, d, e);
     // NCG with a stale preconditioner can stall: refactor at the current iterate
-    // once (a failed line search, or 20 iterations without convergence) and restart.
-    const bool stalled = !newton && (alpha == 0.0 || report.iterations + 1 == kStallIterations);
+    // once (a failed line search, or `stall_iterations` without convergence) and restart.
+    const bool stalled =
+        !newton && (alpha == 0.0 || report.iterations + 1 == settings_.stall_iterations);
     if (stalled && !refreshed) {
       refreshed = true;
       factor(p, x);

@@ -41,6 +41,9 @@ struct ImplicitSolverSettings {
   double tolerance = 1e-6;
   int max_iterations = 200;
   int refresh = 50;  ///< NCG: ticks between preconditioner refactorisations
+  /// NCG: iterations without convergence after which a tick refactors its
+  /// preconditioner at the current iterate (once per tick).
+  int stall_iterations = 20;
   double rayleigh_beta = 0.0;  ///< s: D = β K_mat (0: undamped, the paper's integrator)
 };
 

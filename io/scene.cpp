@@ -445,7 +445,8 @@ class SceneBuilder {
     }
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
     const JsonField f = b.at("phantom");
-    f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "rayleigh_beta"});
+    f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "stall_iterations",
+                   "rayleigh_beta"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
     if (auto k = f.find("solver"))
@@ -454,6 +455,8 @@ class SceneBuilder {
     if (auto t = f.find("tolerance")) p.solver.tolerance = t->positive();
     if (auto m = f.find("max_iterations")) p.solver.max_iterations = static_cast<int>(m->integer_in(1, 100000));
     if (auto r = f.find("refresh")) p.solver.refresh = static_cast<int>(r->integer_in(1, 1000000));
+    if (auto st = f.find("stall_iterations"))
+      p.solver.stall_iterations = static_cast<int>(st->integer_in(1, 100000));
     if (auto d = f.find("rayleigh_beta")) p.solver.rayleigh_beta = d->non_negative();
     return p;
   }

@@ -203,6 +203,14 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
     d["bodies"][0]["phantom"]["rayleigh_beta"] = -1e-4;
     CHECK(error_of(d) == "test.json: /bodies/0/phantom/rayleigh_beta: must be >= 0, got -0.0001");
   }
+  SUBCASE("stall_iterations below 1") {
+    nlohmann::json d = base;
+    d["bodies"][0]["phantom"]["stall_iterations"] = 0;
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/stall_iterations: ", 0) == 0);
+    CHECK(error_of(d).find("got 0") != std::string::npos);
+    d["bodies"][0]["phantom"]["stall_iterations"] = 6;
+    CHECK(error_of(d) == "(no error)");
+  }
   SUBCASE("phantom settings without the phantom integrator") {
     nlohmann::json d = base;
     d["bodies"][0]["integrator"] = "explicit";
