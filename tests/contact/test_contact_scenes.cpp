@@ -21,6 +21,23 @@
 namespace clockwork {
 namespace {
 
+/// Runs `scene` to its end writing frames to a fresh folder `name`; checks that it
+/// wrote `frames` frames, none with an intersecting triangle pair. Returns the folder.
+std::filesystem::path run_without_intersections(Scene& scene, const std::string& name,
+                                                std::size_t frames) {
+  const auto out = test::fresh_dir(name);
+  RunOptions options;
+  options.out_dir = out.string();
+  run_scene(scene, options);
+  const auto checked = check_frames(out.string());
+  REQUIRE(checked.size() == frames);
+  for (const auto& f : checked) {
+    CAPTURE(f.frame);
+    CHECK(f.pairs.empty());
+  }
+  return out;
+}
+
 nlohmann::json demo_json(const std::string& name) {
   return parse_json_file(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/" + name);
 }
@@ -119,16 +136,7 @@ TEST_CASE("cloth dropped on a sphere and the ground, folding onto itself: no int
   doc["end_time"] = 1.5;
   doc["frame_rate"] = 20;
   Scene scene = build(doc);
-  const auto out = test::fresh_dir("cloth_drop");
-  RunOptions options;
-  options.out_dir = out.string();
-  run_scene(scene, options);
-  const auto frames = check_frames(out.string());
-  REQUIRE(frames.size() == 31);
-  for (const auto& f : frames) {
-    CAPTURE(f.frame);
-    CHECK(f.pairs.empty());
-  }
+  run_without_intersections(scene, "cloth_drop", 31);
   const ContactCounters c = scene.contact->counters();
   MESSAGE("deepest layer ever " << c.deepest_layer_ever << ", activations " << c.layer_activations
                                 << ", cloth-cloth " << c.deformable_activations);
@@ -160,16 +168,7 @@ TEST_CASE("hats demo, shortened: no intersecting triangles in any frame, phantom
     Scene scene = build(doc);
     CHECK(scene.phantoms.size() == (phantom ? 3u : 0u));
     const double e0 = measure(*scene.kernel, 0.0).total();
-    const auto out = test::fresh_dir(phantom ? "hats_phantom" : "hats_explicit");
-    RunOptions options;
-    options.out_dir = out.string();
-    run_scene(scene, options);
-    const auto frames = check_frames(out.string());
-    REQUIRE(frames.size() == 12);
-    for (const auto& f : frames) {
-      CAPTURE(f.frame);
-      CHECK(f.pairs.empty());
-    }
+    run_without_intersections(scene, phantom ? "hats_phantom" : "hats_explicit", 12);
     const double e1 = measure(*scene.kernel, 0.22).total();
     MESSAGE("energy " << e0 << " -> " << e1 << " J, layer activations "
                       << scene.contact->counters().layer_activations);
@@ -196,16 +195,8 @@ TEST_CASE("cape demo, shortened: the whole cape, no intersecting triangles, stra
     REQUIRE(scene.bodies[0].name == "cape");
     REQUIRE(scene.bodies[0].vertex_count == 77 * 76);
     CHECK(scene.phantoms.size() == (phantom ? 1u : 0u));
-    const auto out = test::fresh_dir(phantom ? "cape_phantom" : "cape_explicit");
-    RunOptions options;
-    options.out_dir = out.string();
-    run_scene(scene, options);
-    const auto frames = check_frames(out.string());
-    REQUIRE(frames.size() == 6);
-    for (const auto& f : frames) {
-      CAPTURE(f.frame);
-      CHECK(f.pairs.empty());
-    }
+    const auto out = run_without_intersections(scene, phantom ? "cape_phantom" : "cape_explicit", 6);
+    constexpr std::size_t kFrames = 6;
     // Strain of every edge against frame 0 (the flat grid is the rest shape), and
     // where the cape is relative to the torso (the mean x of the torso's frame is the
     // character's position along the walk).
@@ -229,7 +220,7 @@ TEST_CASE("cape demo, shortened: the whole cape, no intersecting triangles, stra
       return x / 77.0;
     };
     double strain = 0, frontmost = -1e9, hem = hem_x(rest);
-    for (int i = 0; i < int(frames.size()); ++i) {
+    for (int i = 0; i < int(kFrames); ++i) {
       const TriangleMesh cape = read_obj(frame_path(out.string(), "cape", i, "obj"));
       const double cx = torso_x(i);
       for (const auto& e : edges)
@@ -238,7 +229,7 @@ TEST_CASE("cape demo, shortened: the whole cape, no intersecting triangles, stra
       for (const Vec3& p : cape.vertices) frontmost = std::max(frontmost, p.x() - cx);
       hem = hem_x(cape);
     }
-    const double walked = torso_x(int(frames.size()) - 1) - torso_x(0);
+    const double walked = torso_x(int(kFrames) - 1) - torso_x(0);
     MESSAGE("max edge strain " << strain << ", hem moved " << hem - hem_x(rest)
                                << " m while the character walked " << walked
                                << " m, frontmost cape vertex " << frontmost

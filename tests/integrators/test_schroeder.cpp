@@ -13,6 +13,7 @@
 #include "integrators/schroeder_scheme.hpp"
 #include "io/tet_bad_element.hpp"
 #include "io/tet_mesh.hpp"
+#include "tests/support/errors.hpp"
 #include "tests/support/schroeder_ball.hpp"
 
 namespace clockwork {
@@ -39,12 +40,7 @@ double momentum_scale(const TetFemModel& model, const Eigen::VectorXd& v) {
 }
 
 std::string error_of(const SchroederSettings& s) {
-  try {
-    validate_schroeder_settings(s);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::what_thrown([&] { validate_schroeder_settings(s); });
 }
 
 /// The dense 3k × 3k matrix of P_ε on a subset of k particles (all particles here).

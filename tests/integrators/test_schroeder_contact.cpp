@@ -10,6 +10,7 @@
 
 #include "integrators/schroeder_scheme.hpp"
 #include "integrators/static_collider.hpp"
+#include "tests/support/errors.hpp"
 #include "tests/support/schroeder_ball.hpp"
 
 namespace clockwork {
@@ -21,12 +22,7 @@ using test::make_ball;
 using test::stacked;
 
 std::string error_of(const StaticCollider& c) {
-  try {
-    validate_static_collider(c);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test::what_thrown([&] { validate_static_collider(c); });
 }
 
 /// |signed distance| from x to the surface of `c` by brute force: the capsule from

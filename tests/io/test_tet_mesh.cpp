@@ -12,6 +12,7 @@
 
 #include "io/scene_error.hpp"
 #include "io/tet_mesh.hpp"
+#include "tests/support/errors.hpp"
 #include "tests/support/files.hpp"
 
 namespace clockwork {
@@ -19,14 +20,7 @@ namespace {
 
 const std::string kData = std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/";
 
-std::string error_of(auto&& make) {
-  try {
-    make();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(auto&& make) { return test::what_thrown(make); }
 
 /// The unit cube's 5-tet split, corners numbered x + 2y + 4z.
 TetMesh cube5() {
