@@ -18,6 +18,9 @@ const char* scheme_name(SchroederScheme s) {
                                                : "asynchronous";
 }
 
+/// y without its component along the unit normal n.
+Vec3 tangential_part(const Vec3& y, const Vec3& n) { return y - n.dot(y) * n; }
+
 std::vector<std::size_t> select(const std::vector<bool>& flags, bool want) {
   std::vector<std::size_t> out;
   for (std::size_t t = 0; t < flags.size(); ++t)
@@ -351,7 +354,7 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
         const Vec3 J = std::sqrt(mass3_[3 * k.vertex]) *
                        (q_.segment<3>(3 * k.vertex) - b_.segment<3>(3 * k.vertex));
         k.impulse = k.normal.dot(J);
-        k.tangential = J - k.impulse * k.normal;
+        k.tangential = tangential_part(J, k.normal);
       }
     }
     // Δv = M^{-1/2} Π_ε u, shifted rigidly so that its momentum is exactly that of the
@@ -390,7 +393,7 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     da += change;
     const Vec3 J = mass3_[3 * k.vertex] * change;
     k.impulse = k.normal.dot(J);
-    k.tangential = J - k.impulse * k.normal;
+    k.tangential = tangential_part(J, k.normal);
   }
 }
 
@@ -400,17 +403,32 @@ void SchroederStepper::filter_contacts(Vector& y) const {
     if (k.stick)
       ya.setZero();
     else
-      ya -= k.normal.dot(ya) * k.normal;
+      ya = tangential_part(ya, k.normal);
   }
 }
 
 void SchroederStepper::apply_friction(Index a, const StaticCollider& body, const Vec3& n,
                                       double impulse, Vector& y) const {
   auto ya = y.segment<3>(3 * a);
-  const Vec3 tangential = ya - n.dot(ya) * n;
+  const Vec3 tangential = tangential_part(ya, n);
   const double t = tangential.norm();
   if (t > 0.0 && impulse > 0.0)
     ya -= std::min(t, body.friction * impulse / mass3_[3 * a]) / t * tangential;
+}
+
+bool SchroederStepper::constrain_contacts() const {
+  return settings_.constrain_collisions && !settings_.colliders.empty();
+}
+
+SchroederStepper::Contact SchroederStepper::new_contact(Index a, int collider, const Vec3& n,
+                                                        const Vec3& target) const {
+  Contact k;
+  k.vertex = a;
+  k.collider = collider;
+  k.normal = n;
+  k.target = target;
+  k.stick = settings_.colliders[collider].friction > 0.0;  // it sticks while friction holds it
+  return k;
 }
 
 Vec3 SchroederStepper::landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const {
@@ -438,7 +456,7 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
         // Kinetic friction: μ J_n against the slide (a change of the impulse or of the
         // direction alone does not call for another solve: it lags one round).
         const Vec3 u = v.segment<3>(3 * k.vertex) + dv_.segment<3>(3 * k.vertex);
-        const Vec3 slide = u - k.normal.dot(u) * k.normal;
+        const Vec3 slide = tangential_part(u, k.normal);
         const Vec3 along = slide.norm() > 0.0 ? Vec3(-slide) : k.friction;
         k.friction = limit / along.norm() * along;
       }
@@ -462,10 +480,8 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
           if (cl.distance >= 0.0) continue;
           // Land on the surface point nearest the unconstrained end (n·(x + Δt w) = n·s),
           // sticking (no tangential drift) while friction can hold it.
-          contacts_.push_back({static_cast<Index>(a), static_cast<int>(j), cl.normal,
-                               landing(xa, va, cl.normal, cl.point),
-                               settings_.colliders[j].friction > 0.0, 0.0, Vec3::Zero(),
-                               Vec3::Zero()});
+          contacts_.push_back(new_contact(static_cast<Index>(a), static_cast<int>(j), cl.normal,
+                                          landing(xa, va, cl.normal, cl.point)));
           changed = true;
           break;
         }
@@ -501,16 +517,14 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   } else {
     c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
   }
-  if (settings_.constrain_collisions && !settings_.colliders.empty()) {
+  if (constrain_contacts()) {
     // The particles held at the end of the last step seed the contact set, aimed at
     // the surface again.
     for (Contact& k : contacts_) {
       const Vec3 xa = x.segment<3>(3 * k.vertex);
       const auto cl = settings_.colliders[k.collider].closest(xa);
-      k.normal = cl.normal;
-      k.target = landing(xa, v.segment<3>(3 * k.vertex), cl.normal, cl.point);
-      k.stick = settings_.colliders[k.collider].friction > 0.0;
-      k.friction.setZero();
+      k = new_contact(k.vertex, k.collider, cl.normal,
+                      landing(xa, v.segment<3>(3 * k.vertex), cl.normal, cl.point));
     }
     solve_with_contacts(x, v, c, true);
   } else {
@@ -572,15 +586,14 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
     c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
   }
   contacts_.clear();
-  if (settings_.constrain_collisions && !settings_.colliders.empty()) {
+  if (constrain_contacts()) {
     // §6's final contact step as constraints: the particles that collided end with
     // no normal velocity (released if that would pull them onto the surface).
     for (std::size_t a = 0; a < fixed_.size(); ++a) {
       if (colliding_[a] < 0) continue;
       const Vec3 n = settings_.colliders[colliding_[a]].closest(x1.segment<3>(3 * a)).normal;
-      contacts_.push_back({static_cast<Index>(a), colliding_[a], n, Vec3(-v.segment<3>(3 * a)),
-                           settings_.colliders[colliding_[a]].friction > 0.0, 0.0, Vec3::Zero(),
-                           Vec3::Zero()});
+      contacts_.push_back(
+          new_contact(static_cast<Index>(a), colliding_[a], n, -v.segment<3>(3 * a)));
     }
     solve_with_contacts(x1, v, c, false);
     std::erase_if(contacts_, [](const Contact& k) { return k.impulse < 0.0; });

@@ -190,6 +190,10 @@ class SchroederStepper {
   /// x + Δt (v + Δv) would cross an obstacle, until the set stops changing.
   void solve_with_contacts(const Vector& x, const Vector& v, const Coefficients& c,
                            bool add_crossing);
+  /// Whether the solves take the §6 contacts as constraints.
+  bool constrain_contacts() const;
+  /// A contact of particle a with a collider, sticking if that collider has friction.
+  Contact new_contact(Index a, int collider, const Vec3& n, const Vec3& target) const;
   void filter_contacts(Vector& y) const;
   /// The Δv of a particle at x with velocity v that lands on the plane through s with
   /// normal n after Δt, with no tangential drift (a sliding contact keeps only n·).

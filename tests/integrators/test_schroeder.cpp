@@ -22,14 +22,8 @@ namespace {
 using test::Ball;
 using test::kGravity;
 using test::make_ball;
+using test::momentum;
 using test::stacked;
-
-Vec3 momentum(const TetFemModel& model, const Eigen::VectorXd& v) {
-  Vec3 p = Vec3::Zero();
-  for (std::size_t a = 0; a < model.vertex_count(); ++a)
-    p += model.lumped_mass()[a] * v.segment<3>(3 * a);
-  return p;
-}
 
 /// Σ m_a |v_a|: the scale a momentum error is measured against.
 double momentum_scale(const TetFemModel& model, const Eigen::VectorXd& v) {

@@ -4,6 +4,7 @@
 // in static equilibrium, the friction cone holds, nothing enters a collider.
 #include <doctest/doctest.h>
 
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -164,13 +165,8 @@ Rest settle(FemKind kind, bool constrain) {
 }
 
 Vec3 centre_velocity(const Ball& b, const Eigen::VectorXd& v) {
-  Vec3 p = Vec3::Zero();
-  double mass = 0.0;
-  for (Eigen::Index a = 0; a < v.size() / 3; ++a) {
-    p += b.model->lumped_mass()[a] * v.segment<3>(3 * a);
-    mass += b.model->lumped_mass()[a];
-  }
-  return p / mass;
+  const auto& m = b.model->lumped_mass();
+  return test::momentum(*b.model, v) / std::accumulate(m.begin(), m.end(), 0.0);
 }
 
 }  // namespace

@@ -34,4 +34,12 @@ inline Eigen::VectorXd stacked(const std::vector<Vec3>& p) {
   return x;
 }
 
+/// Σ m_a v_a with the model's lumped masses.
+inline Vec3 momentum(const TetFemModel& model, const Eigen::VectorXd& v) {
+  Vec3 p = Vec3::Zero();
+  for (std::size_t a = 0; a < model.vertex_count(); ++a)
+    p += model.lumped_mass()[a] * v.segment<3>(3 * a);
+  return p;
+}
+
 }  // namespace clockwork::test
