@@ -47,6 +47,8 @@ struct MultirateSolver::RegionData {
   double h = 0.0;  // h_S
   Sparse P;        // selector of the region's DOFs
   Sparse K_SS, K_SL, K_LS, G, A;
+  std::vector<std::size_t> tets;  // the tets with a vertex in the region
+  Sparse KF_L;     // conservative coupling: L rows of those tets' stiffness, all columns
   Vector M;        // lumped masses per DOF
   Eigen::SimplicialLLT<Sparse> llt;
   std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
@@ -55,9 +57,26 @@ struct MultirateSolver::RegionData {
   Eigen::MatrixXd S0t, S1t;     // |J| × 3|S|
   // Scratch of the forward substitution of a step.
   Vector a, k, coupling, correction, gsum, prev, rhs, x;
+  MultirateCoupling scheme = MultirateCoupling::Conservative;
 
-  /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL).
-  double c(int r, double beta) const { return (r * h * beta + double(r) * r * h * h) / m; }
+  /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL; conservative: S sees
+  /// u_r^L − u_0^L = r h_S v_m^L and D^SL v_m^L).
+  double c(int r, double beta) const {
+    if (scheme == MultirateCoupling::Paper) return (r * h * beta + double(r) * r * h * h) / m;
+    return h * (beta + r * h);
+  }
+  /// e_i of E_i = e_i K^LS, the S block i of L's row (eq. 28: E for i < m, F for i = m;
+  /// conservative: L takes h_S Σ_r K^LS (u_r^S − u_0^S) + β K^LS v_r^S).
+  double e(int i, double beta) const {
+    if (scheme == MultirateCoupling::Paper) return m * h * h + (i == m ? m * h * beta : 0.0);
+    return h * (beta + (m - i + 1) * h);
+  }
+  /// Conservative coupling: L's share of its region tets' stiffness at h_L², the
+  /// average of r/m over the substeps: A^L carries h_L² (K^LL − w K_F^LL), b^L adds
+  /// h_L² w K_F v_0, with w = (m − 1)/(2m); 0 for the paper's coupling and for m = 1.
+  double interface_weight() const {
+    return scheme == MultirateCoupling::Paper ? 0.0 : (m - 1.0) / (2.0 * m);
+  }
 
   /// Algorithm 1 on one right-hand-side column set: Y(r) gives Y_r; visit(r, X_r).
   /// G P_{r−1} is carried as a sum without products with G: A^S = (1 + h α) M +
@@ -147,8 +166,15 @@ MultirateSolver::MultirateSolver(const TetFemModel& model, std::vector<Multirate
     d->h = settings_.h_L / d->m;
     d->P = selector(regions_[i].vertices, n);
     d->M = d->P * mass3_;
+    d->scheme = settings_.coupling;
     data_.push_back(std::move(d));
   }
+  for (std::size_t t = 0; t < tets.size(); ++t)
+    for (Index a : tets[t])
+      if (group_[a] >= 0) {
+        data_[group_[a]]->tets.push_back(t);
+        break;
+      }
 }
 
 std::size_t MultirateSolver::interface_dofs() const {
@@ -185,6 +211,12 @@ void MultirateSolver::linearise(const Vector& x0) {
       if (cols.outerIndexPtr()[c + 1] > cols.outerIndexPtr()[c]) d.J.push_back(c);
     d.W.resize(d.K_SL.rows(), static_cast<Eigen::Index>(d.J.size()));
     for (Eigen::Index j = 0; j < d.W.cols(); ++j) d.W.col(j) = cols.col(d.J[j]);
+    if (d.interface_weight() > 0.0) {
+      Sparse KF;
+      model_.stiffness_of(x0, d.tets, KF, psd);
+      d.KF_L = P_L_ * KF;
+      A_L_ -= (d.interface_weight() * hL * hL) * Sparse(d.KF_L * P_L_.transpose());
+    }
   }
   timings_.linearise += seconds_since(t0);
   linearised_ = true;
@@ -192,7 +224,7 @@ void MultirateSolver::linearise(const Vector& x0) {
 
 void MultirateSolver::factor() {
   const auto t0 = Clock::now();
-  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
+  const double beta = settings_.rayleigh_beta;
   Triplets t;
   t.reserve(A_L_.nonZeros());
   add_block(t, A_L_, 0, 0);
@@ -204,17 +236,17 @@ void MultirateSolver::factor() {
     const Eigen::Index nj = d.W.cols();
     if (nj == 0) continue;
     // The J rows of H^LS (H^SS)⁻¹, by the adjoint of Algorithm 1: the J rows of H^LS
-    // are [e Wᵀ … e Wᵀ f Wᵀ] (eq. 28: e = h_L h_S, f = h_L β + h_L h_S), and H^SSᵀ is
+    // are [e_1 Wᵀ … e_m Wᵀ] (eq. 28: e_i = h_L h_S, e_m = h_L β + h_L h_S), and H^SSᵀ is
     // block upper triangular with the same symmetric blocks, so Q_q = (H^SS)⁻ᵀ-block q
     // follows from the backward substitution
     //   A^S Q_q = Z_q − G Σ_{r>q} Q_r + M Q_{q+1},   q = m..1,
     // which is the forward recurrence run in reverse order. With b̄^S_q = a − q k
     // (eq. 29) and B_q = c_q K^SL (eq. 26) only three sums are needed:
-    //   H^LS (H^SS)⁻¹ b̄^S   = S0ᵀ a − S1ᵀ k                      (J rows of eq. 36),
-    //   H^LS (H^SS)⁻¹ H^SL = (β h_S/m S1 + h_S²/m S2)ᵀ W         (J × J block of eq. 35),
-    // S_p = Σ_q q^p Q_q. So a step needs no substitution before the H^LL* solve.
-    const double e = hL * d.h, f = hL * beta + hL * d.h;
-    Eigen::MatrixXd S0(d.W.rows(), nj), S1(d.W.rows(), nj), S2(d.W.rows(), nj);
+    //   H^LS (H^SS)⁻¹ b̄^S   = S0ᵀ a − S1ᵀ k        (J rows of eq. 36),
+    //   H^LS (H^SS)⁻¹ H^SL = Scᵀ W                 (J × J block of eq. 35),
+    // S0 = Σ_q Q_q, S1 = Σ_q q Q_q, Sc = Σ_q c_q Q_q. So a step needs no substitution
+    // before the H^LL* solve.
+    Eigen::MatrixXd S0(d.W.rows(), nj), S1(d.W.rows(), nj), Sc(d.W.rows(), nj);
     constexpr Eigen::Index kChunk = 8;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, (nj + kChunk - 1) / kChunk),
                       [&](const tbb::blocked_range<Eigen::Index>& range) {
@@ -224,25 +256,27 @@ void MultirateSolver::factor() {
                           const Eigen::MatrixXd Wc = d.W.middleCols(c0, w);
                           Eigen::MatrixXd P(Wc.rows(), w), prev(Wc.rows(), w), r(Wc.rows(), w),
                               x(Wc.rows(), w), s0 = Eigen::MatrixXd::Zero(Wc.rows(), w),
-                              s1 = s0, s2 = s0;
+                              s1 = s0, sc = s0;
                           d.forward(
-                              w, [&](int k, Eigen::MatrixXd& y) { y = (k == 1 ? f : e) * Wc; },
+                              w,
+                              [&](int k, Eigen::MatrixXd& y) {
+                                y = d.e(d.m + 1 - k, beta) * Wc;
+                              },
                               [&](int k, const Eigen::MatrixXd& X) {
-                                const double q = d.m + 1 - k;
+                                const int q = d.m + 1 - k;
                                 s0 += X;
-                                s1 += q * X;
-                                s2 += q * q * X;
+                                s1 += double(q) * X;
+                                sc += d.c(q, beta) * X;
                               },
                               P, prev, r, x);
                           S0.middleCols(c0, w) = s0;
                           S1.middleCols(c0, w) = s1;
-                          S2.middleCols(c0, w) = s2;
+                          Sc.middleCols(c0, w) = sc;
                         }
                       });
     d.S0t = S0.transpose();
     d.S1t = S1.transpose();
-    const Eigen::MatrixXd corr =
-        (beta * d.h / d.m * S1 + d.h * d.h / d.m * S2).transpose() * d.W;
+    const Eigen::MatrixXd corr = Sc.transpose() * d.W;
     for (Eigen::Index j = 0; j < nj; ++j)
       for (Eigen::Index i = 0; i < nj; ++i) t.emplace_back(d.J[i], d.J[j], -corr(i, j));
   }
@@ -287,6 +321,7 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
     RegionData& d = *dp;
     d.a = d.h * (d.P * common_);
     d.k = d.h * d.h * (d.P * Kv_);
+    if (d.interface_weight() > 0.0) b_L_.noalias() += (d.interface_weight() * hL * hL) * (d.KF_L * v0);
   }
 }
 
@@ -345,7 +380,7 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
                                   double* solve_seconds) {
   if (!linearised_ || model_.kind() == FemKind::Corotational) linearise(x0);
   const auto t0 = Clock::now();
-  const double hL = settings_.h_L, beta = settings_.rayleigh_beta;
+  const double beta = settings_.rayleigh_beta;
   // Unknowns: region 0's m_0 blocks, region 1's, ..., then L (eq. 23).
   std::vector<Eigen::Index> offset(data_.size());
   Eigen::Index size = 0;
@@ -370,8 +405,7 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
       if (r >= 2) add_block(t, C, row, offset[i] + (r - 2) * s);
       for (int q = 1; q <= r - 2; ++q) add_block(t, d.G, row, offset[i] + (q - 1) * s);
       add_block(t, d.K_SL, row, oL, d.c(r, beta));                                // eq. 26
-      add_block(t, d.K_LS, oL, offset[i] + (r - 1) * s,                           // eq. 28
-                r < d.m ? hL * d.h : hL * beta + hL * d.h);
+      add_block(t, d.K_LS, oL, offset[i] + (r - 1) * s, d.e(r, beta));            // eq. 28
     }
   }
   Sparse H(size, size);

@@ -8,7 +8,9 @@
 /// and right-hand sides eq. 29–30. Lumped masses (M^SL = 0) and Rayleigh damping
 /// D = α M + β K make every coupling block a multiple of K^SL:
 ///   B_r = c_r K^SL, c_r = (r h_S β + r² h_S²) / m        (eq. 26),
-///   E = h_L h_S K^LS,  F = (h_L β + h_L h_S) K^LS          (eq. 28).
+///   E = h_L h_S K^LS,  F = (h_L β + h_L h_S) K^LS          (eq. 28),
+/// i.e. the S blocks of L's row are E_i = e_i K^LS; the conservative coupling (below,
+/// the default) changes only c_r, e_i and A^L, so everything here holds for both.
 /// Regions S_i and S_j must not share a tet (the paper's "smaller timestep regions do
 /// not interact"), so the S blocks of different regions are uncoupled and the Schur
 /// complement sums over regions:
@@ -46,6 +48,24 @@ struct MultirateRegion {
   int m = 1;                    ///< h_L / h_S, a positive integer
 };
 
+/// How L and the regions exchange forces inside a large step.
+enum class MultirateCoupling {
+  /// Zhao et al. as published: S sees L's velocity interpolated linearly (eq. 14) and
+  /// its displacement r h_S v_r^L (eq. 26's r²); L sees S at the end of the step (eq. 19).
+  /// The two sides' impulses differ for m > 1, so linear momentum is not conserved, and
+  /// a stiff interface with large m makes the step matrix's spectral radius exceed 1
+  /// (docs/solids.md).
+  Paper,
+  /// Every tet with a vertex in S (S's and the interface's) is integrated at h_S on all
+  /// of its vertices, L's moving with its end-of-step velocity v_m^L (u_r^L = u_0^L +
+  /// r h_S v_m^L, the path the kernel draws); the rest of L's tets at h_L. Each tet's
+  /// forces then cancel at every substep: momentum is conserved exactly. Same block
+  /// structure as eq. 23 with B_r = h_S (β + r h_S) K^SL, E_i = h_S (β + (m − i + 1) h_S)
+  /// K^LS and A^L = M + h_L D + h_L² (K^LL − (m − 1)/(2m) K_F^LL), K_F the stiffness of
+  /// the region's tets. m = 1 is the paper's scheme.
+  Conservative,
+};
+
 struct MultirateSettings {
   double h_L = 0.0;              ///< s, > 0
   double rayleigh_alpha = 0.0;   ///< 1/s
@@ -56,6 +76,7 @@ struct MultirateSettings {
   /// (H^SS)⁻¹ is a function of M⁻¹K^SS times M⁻¹, and H^LS, H^SL are multiples of
   /// K^LS = (K^SL)ᵀ), so this is exact and its solve is cheaper (test_multirate).
   bool symmetric_schur = false;
+  MultirateCoupling coupling = MultirateCoupling::Conservative;
 };
 
 /// Result of one large step.

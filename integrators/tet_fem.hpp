@@ -97,6 +97,11 @@ class TetFemModel {
   /// diagonal block), compressed; `out` (empty or from a previous call) is reused
   /// without allocation.
   void stiffness(const Vector& x, Sparse& out, bool project_psd = false) const;
+  /// The same for the listed tets alone (3n × 3n, compressed; allocates): the split of
+  /// K into a region's interface tets and the rest that the conservative multi-rate
+  /// coupling needs.
+  void stiffness_of(const Vector& x, const std::vector<std::size_t>& tets, Sparse& out,
+                    bool project_psd = false) const;
 
  private:
   struct Impl;

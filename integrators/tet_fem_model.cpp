@@ -155,4 +155,23 @@ void TetFemModel::stiffness(const Vector& x, Sparse& out, bool project_psd) cons
   for (std::size_t k = 0; k < m.slots.size(); ++k) values[m.slots[k]] += m.hessians[k];
 }
 
+void TetFemModel::stiffness_of(const Vector& x, const std::vector<std::size_t>& tets, Sparse& out,
+                               bool project_psd) const {
+  const Impl& m = *impl_;
+  assert(x.size() == m.rest.size());
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(144 * tets.size());
+  for (std::size_t e : tets) {
+    assert(e < m.tets.size());
+    const StencilMatrix<4> H = m.hessian(x, e, project_psd);
+    for (int c = 0; c < 12; ++c)
+      for (int r = 0; r < 12; ++r)
+        t.emplace_back(static_cast<int>(3 * m.tets[e][r / 3] + r % 3),
+                       static_cast<int>(3 * m.tets[e][c / 3] + c % 3), H(r, c));
+  }
+  out.resize(m.rest.size(), m.rest.size());
+  out.setFromTriplets(t.begin(), t.end());
+  out.makeCompressed();
+}
+
 }  // namespace clockwork

@@ -23,7 +23,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 RUNS = [  # column prefix, label, style
     ("reference", "single-rate $h_S$ (reference)", dict(color="black", lw=2.0)),
-    ("multirate", "multi-rate (Zhao), $h_L$, jaw $h_S$", dict(color="tab:red", lw=1.2)),
+    ("multirate", "multi-rate, conservative coupling", dict(color="tab:red", lw=1.2)),
+    ("multirate_paper", "multi-rate, paper's coupling", dict(color="tab:orange", lw=1.0, ls=":")),
     ("single_hL_1", "single-rate $h_L$", dict(color="tab:blue", lw=1.2, ls="--")),
     ("single_hL_2", "single-rate $h_L/2$", dict(color="tab:green", lw=1.2, ls="-.")),
 ]
