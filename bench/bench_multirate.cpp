@@ -118,9 +118,45 @@ struct RunResult {
   std::vector<Vec3> head_samples;  ///< mean displacement of Dragon::head_only, likewise
 };
 
-/// `frames` frames of h_L, each `substeps` large steps of the solver (1 for the
-/// multi-rate scheme and single-rate h_L; m for single-rate h_S), from (x0, v0) under
-/// `force(frame)`. sample_dt > 0 must divide every step and substep.
+/// v after a large step: v0 + Δv^L + Δv^S_{0,m} (each vertex is in one of them).
+Eigen::VectorXd end_velocity(const MultirateStep& step, const Eigen::VectorXd& v) {
+  Eigen::VectorXd vL = v + step.dv_L;
+  for (const auto& region : step.dv_S) vL += region.back();
+  return vL;
+}
+
+/// Positions after a large step (eq. 21–22): S drifts h_S with each v^S_{r+1}, L h_L
+/// with v^L_m; fixed vertices stay.
+void drift(const MultirateSolver& solver, const MultirateStep& step, const Eigen::VectorXd& v,
+           const Eigen::VectorXd& vL, Eigen::VectorXd& x) {
+  const double h = solver.settings().h_L;
+  for (std::size_t i = 0; i < step.dv_S.size(); ++i) {
+    const auto& reg = solver.regions()[i];
+    const double hS = h / reg.m;
+    for (Index a : reg.vertices)
+      for (int r = 0; r < reg.m; ++r) x.segment<3>(3 * a) += hS * (v + step.dv_S[i][r]).segment<3>(3 * a);
+  }
+  for (Index a : solver.large_vertices()) x.segment<3>(3 * a) += h * vL.segment<3>(3 * a);
+}
+
+/// One frame of h_L: `substeps` large steps of the solver (1 for the multi-rate scheme
+/// and single-rate h_L; m for single-rate h_S) under f_ext. Returns the solver's time.
+double advance_frame(MultirateSolver& solver, int substeps, const Eigen::VectorXd& fe,
+                     Eigen::VectorXd& x, Eigen::VectorXd& v, MultirateStep& step) {
+  double t = 0.0;
+  for (int k = 0; k < substeps; ++k) {
+    const auto t0 = Clock::now();
+    solver.step(x, v, fe, step);
+    t += since(t0);
+    const Eigen::VectorXd vL = end_velocity(step, v);
+    drift(solver, step, v, vL, x);
+    v = vL;
+  }
+  return t;
+}
+
+/// `frames` frames from (x0, v0) under `force(frame)`, sampling the probe every
+/// sample_dt > 0 (which must divide every step and substep) when asked.
 template <typename Force>
 RunResult run_once(const Dragon& d, MultirateSolver& solver, int frames, int substeps,
                    const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, Force&& force,
@@ -153,50 +189,31 @@ RunResult run_once(const Dragon& d, MultirateSolver& solver, int frames, int sub
     const Eigen::VectorXd fe = force(f);
     double t = 0.0;
     for (int k = 0; k < substeps; ++k) {
-      const auto t0 = Clock::now();
-      solver.step(x, v, fe, step);
-      t += since(t0);
-      // Positions follow eq. 21–22: S drifts h_S with each v^S_{r+1}, L h_L with v^L_m.
-      Eigen::VectorXd vL = v + step.dv_L;
-      Eigen::VectorXd dx = Eigen::VectorXd::Zero(x.size());
-      Eigen::VectorXd inS = Eigen::VectorXd::Zero(x.size());
-      for (std::size_t i = 0; i < step.dv_S.size(); ++i) {
-        const auto& reg = solver.regions()[i];
-        const double hS = h / reg.m;
-        for (Index a : reg.vertices) inS.segment<3>(3 * a).setOnes();
-        for (int r = 0; r < reg.m; ++r) dx += hS * (v + step.dv_S[i][r]).cwiseProduct(inS);
-        vL += step.dv_S[i].back();
-      }
+      const Eigen::VectorXd x_before = x, v_before = v;
+      t += advance_frame(solver, 1, fe, x, v, step);
       if (sample_dt > 0.0) {
         const int per_step = static_cast<int>(std::lround(h / sample_dt));
-        const Vec3 u0 = (x - d.x0).segment<3>(3 * p), c0 = head_mean(x - d.x0),
-                   vc = head_mean(vL);
+        const Vec3 u0 = (x_before - d.x0).segment<3>(3 * p), c0 = head_mean(x_before - d.x0),
+                   vc = head_mean(v);
         Vec3 u = u0;
         for (int j = 1; j <= per_step; ++j) {
           if (probe_region >= 0) {
             const int m = solver.regions()[probe_region].m;
             if (m != per_step) throw std::invalid_argument("sample_dt must be the probe's h_S");
-            u += sample_dt * (v + step.dv_S[probe_region][j - 1]).segment<3>(3 * p);
+            u += sample_dt * (v_before + step.dv_S[probe_region][j - 1]).segment<3>(3 * p);
           } else {
-            u = u0 + j * sample_dt * vL.segment<3>(3 * p);
+            u = u0 + j * sample_dt * v.segment<3>(3 * p);
           }
           out.samples.push_back(u);
           out.head_samples.push_back(c0 + j * sample_dt * vc);
         }
       }
-      for (Index a : solver.large_vertices()) dx.segment<3>(3 * a) = h * vL.segment<3>(3 * a);
-      x += dx;
-      v = vL;
     }
     if (f > 0) times.push_back(t);  // frame 0 includes the factorisations
     out.probe.push_back((x - d.x0).segment<3>(3 * d.probe).norm());
   }
   out.seconds_per_frame = median(times);
   return out;
-}
-
-RunResult run_once(const Dragon& d, MultirateSolver& solver, int frames, int substeps) {
-  return run_once(d, solver, frames, substeps, d.x0, d.v0, [&](int f) { return pull(d, f); });
 }
 
 MultirateSettings settings(double h, bool symmetric,
@@ -239,17 +256,34 @@ int table1(double cell, int reps) {
     add(d.s_names[set] + " LU", regions_of(d, set, m), kHL, false, 1);
     add(d.s_names[set] + " sym", regions_of(d, set, m), kHL, true, 1);
   }
-  for (int rep = 0; rep < reps; ++rep)
-    for (Variant& x : v) x.t.push_back(run_once(d, *x.solver, frames, x.substeps).seconds_per_frame);
-  const auto ratio = [&](const Variant& a, const Variant& b) {  // median over reps of a / b
+  // Frame by frame in turn: the machine's speed drifts by tens of per cent over
+  // seconds (a shared VM), which whole runs one after the other turned into ratios
+  // that varied by ±15 % between invocations. Each timed frame follows one untimed
+  // step of the same solver (results discarded) so that its factors are in cache, as
+  // when it runs alone: without it every variant's first solve of a frame is cold,
+  // which favoured single-rate h_S (its next m − 1 solves are warm) by 15–25 %.
+  MultirateStep scratch;
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<Eigen::VectorXd> x(v.size(), d.x0), vel(v.size(), d.v0);
+    std::vector<MultirateStep> step(v.size());
+    for (int f = 0; f < frames; ++f) {
+      const Eigen::VectorXd fe = pull(d, f);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        v[i].solver->step(x[i], vel[i], fe, scratch);
+        const double t = advance_frame(*v[i].solver, v[i].substeps, fe, x[i], vel[i], step[i]);
+        if (f > 0) v[i].t.push_back(t);  // frame 0 includes the factorisations
+      }
+    }
+  }
+  const auto ratio = [&](const Variant& a, const Variant& b) {  // median over frames of a / b
     std::vector<double> r;
-    for (int rep = 0; rep < reps; ++rep) r.push_back(a.t[rep] / b.t[rep]);
+    for (std::size_t i = 0; i < a.t.size(); ++i) r.push_back(a.t[i] / b.t[i]);
     return median(r);
   };
   // Phase breakdown per solver step (all frames of all repetitions, factorisation left out).
   for (const Variant& x : v) {
     const MultirateTimings& tm = x.solver->timings();
-    const double steps = double(reps) * frames * x.substeps;
+    const double steps = double(reps) * frames * (x.substeps + 1);  // with the warm-ups
     fmt::print(stderr,
                "  {:>12}: per step {:.3f} ms: rhs {:.3f}, H^LL* solve {:.3f}, rest (eq. 36-37) "
                "{:.3f}\n",
@@ -257,8 +291,9 @@ int table1(double cell, int reps) {
                1e3 * (tm.solve - tm.rhs - tm.schur_solve) / steps);
   }
   const Variant &sL = v[0], &sS = v[1];
-  fmt::print("dragon: {} vertices, {} tets, h_L = {} s, m = {}; medians of {} repetitions\n\n",
-             d.mesh.vertices.size(), d.mesh.tets.size(), kHL, m, reps);
+  fmt::print("dragon: {} vertices, {} tets, h_L = {} s, m = {}; medians over {} repetitions "
+             "of {} frames (frame 0 left out), variants timed frame by frame in turn\n\n",
+             d.mesh.vertices.size(), d.mesh.tets.size(), kHL, m, reps, frames - 1);
   fmt::print("| S | \\|S\\| | share | interface DOFs | multi-rate s/frame (LU) | (symmetric) | "
              "single h_L | single h_S | multi / h_L | h_S / multi |\n"
              "|---|---|---|---|---|---|---|---|---|---|\n");

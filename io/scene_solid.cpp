@@ -190,12 +190,15 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     source.use_backward_euler(f.at("h").positive(), s);
     return;
   }
-  f.expect_keys({"h_L", "regions", "symmetric"});
+  f.expect_keys({"h_L", "regions", "symmetric", "coupling"});
   MultirateSettings s;
   s.h_L = f.at("h_L").positive();
   s.rayleigh_alpha = material.rayleigh_alpha;
   s.rayleigh_beta = material.rayleigh_beta;
   if (auto sym = f.find("symmetric")) s.symmetric_schur = sym->boolean();
+  if (auto c = f.find("coupling"))
+    s.coupling = c->choice({"conservative", "paper"}) == "paper" ? MultirateCoupling::Paper
+                                                                 : MultirateCoupling::Conservative;
   const JsonField list = f.at("regions");
   if (list.array_size() == 0) list.fail("needs at least one small-step region");
   std::vector<MultirateRegion> regions;

@@ -85,11 +85,16 @@ TEST_CASE("solid scenes: Zhao with m = 1 in the kernel reproduces backward Euler
 
 TEST_CASE("solid scenes: fine events put S on its substeps (eq. 21-22)") {
   // m = 4: the kernel's positions at the coarse times equal the solver's own update.
+  for (const char* coupling : {"conservative", "paper"}) {
+  CAPTURE(coupling);
   json doc = bar_scene("zhao");
   doc["bodies"][0]["zhao"]["regions"][0]["m"] = 4;
+  doc["bodies"][0]["zhao"]["coupling"] = coupling;
   Scene s = build_scene(doc, "test.json", ".");
   const SolidSource& src = *s.solids[0];
   const MultirateSolver& solver = *src.multirate();
+  CHECK((solver.settings().coupling == MultirateCoupling::Paper) ==
+        (std::string(coupling) == "paper"));
   MultirateSolver reference(src.model(), solver.regions(),
                             [&] {
                               std::vector<bool> f;
@@ -128,6 +133,7 @@ TEST_CASE("solid scenes: fine events put S on its substeps (eq. 21-22)") {
   CHECK(moved > 1e-5);
   CHECK(worst < 1e-12 * (1.0 + moved));
   CHECK(src.counters().fine_steps == 5 * 3);
+  }
 }
 
 TEST_CASE("solid scenes: bad input is named") {
@@ -139,6 +145,10 @@ TEST_CASE("solid scenes: bad input is named") {
     doc["bodies"][0]["zhao"]["regions"][0]["m"] = 2.5;
     CHECK(error_of(doc).find("/m: m (h_L / h_S) must be a positive integer, got 2.5") !=
           std::string::npos);
+    doc["bodies"][0]["zhao"]["regions"][0]["m"] = 2;
+    doc["bodies"][0]["zhao"]["coupling"] = "midpoint";
+    CHECK(error_of(doc).find("test.json: /bodies/0/zhao/coupling: expected one of 'conservative', "
+                             "'paper'") == 0);
   }
   {
     json doc = bar_scene("zhao");
