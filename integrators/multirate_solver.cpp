@@ -52,9 +52,14 @@ struct MultirateSolver::RegionData {
   Vector M;        // lumped masses per DOF
   Eigen::SimplicialLLT<Sparse> llt;
   std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
+  std::vector<Eigen::Index> I;  // interface DOFs of S: the rows of K^SL with entries
   Eigen::MatrixXd W;            // K_SL[:, J]
-  // The J rows of H^LS (H^SS)⁻¹ applied to b̄^S = (a − r k)_r: S0ᵀ a − S1ᵀ k (eq. 36).
-  Eigen::MatrixXd S0t, S1t;     // |J| × 3|S|
+  Sparse W_I;                   // K_SL[I, J]: W = (unit columns of I) W_I
+  // H^LS (H^SS)⁻¹ is linear in W, so it is W_Iᵀ times the same rows for the unit
+  // columns of I — |I| rows instead of |J| (rank(W) = |I|); eq. 36's J rows are
+  // W_Iᵀ (S0t a − S1t k).
+  Eigen::MatrixXd S0t, S1t;     // |I| × 3|S|
+  Vector reduced;               // S0t a − S1t k
   // Scratch of the forward substitution of a step.
   Vector a, k, coupling, correction, gsum, prev, rhs, x;
   MultirateCoupling scheme = MultirateCoupling::Conservative;
@@ -211,6 +216,10 @@ void MultirateSolver::linearise(const Vector& x0) {
       if (cols.outerIndexPtr()[c + 1] > cols.outerIndexPtr()[c]) d.J.push_back(c);
     d.W.resize(d.K_SL.rows(), static_cast<Eigen::Index>(d.J.size()));
     for (Eigen::Index j = 0; j < d.W.cols(); ++j) d.W.col(j) = cols.col(d.J[j]);
+    d.I.clear();
+    for (Eigen::Index i = 0; i < d.W.rows(); ++i)
+      if (d.W.row(i).any()) d.I.push_back(i);
+    d.W_I = d.W(d.I, Eigen::all).sparseView();
     if (d.interface_weight() > 0.0) {
       Sparse KF;
       model_.stiffness_of(x0, d.tets, KF, psd);
@@ -240,20 +249,24 @@ void MultirateSolver::factor() {
     // block upper triangular with the same symmetric blocks, so Q_q = (H^SS)⁻ᵀ-block q
     // follows from the backward substitution
     //   A^S Q_q = Z_q − G Σ_{r>q} Q_r + M Q_{q+1},   q = m..1,
-    // which is the forward recurrence run in reverse order. With b̄^S_q = a − q k
-    // (eq. 29) and B_q = c_q K^SL (eq. 26) only three sums are needed:
-    //   H^LS (H^SS)⁻¹ b̄^S   = S0ᵀ a − S1ᵀ k        (J rows of eq. 36),
-    //   H^LS (H^SS)⁻¹ H^SL = Scᵀ W                 (J × J block of eq. 35),
-    // S0 = Σ_q Q_q, S1 = Σ_q q Q_q, Sc = Σ_q c_q Q_q. So a step needs no substitution
-    // before the H^LL* solve.
-    Eigen::MatrixXd S0(d.W.rows(), nj), S1(d.W.rows(), nj), Sc(d.W.rows(), nj);
+    // which is the forward recurrence run in reverse order. Q is linear in W = U W_I
+    // (U: the unit columns of the S interface DOFs I), so it runs on U's |I| columns
+    // (rank(W) = |I| < |J|) and W_Iᵀ is applied after. With b̄^S_q = a − q k (eq. 29)
+    // and B_q = c_q K^SL (eq. 26) only three sums are needed:
+    //   H^LS (H^SS)⁻¹ b̄^S   = W_Iᵀ (S0ᵀ a − S1ᵀ k)    (J rows of eq. 36),
+    //   H^LS (H^SS)⁻¹ H^SL = W_Iᵀ Scᵀ W               (J × J block of eq. 35),
+    // S0 = Σ_q Q_q(U), S1 = Σ_q q Q_q(U), Sc = Σ_q c_q Q_q(U). So a step needs no
+    // substitution before the H^LL* solve.
+    const Eigen::Index ni = static_cast<Eigen::Index>(d.I.size());
+    Eigen::MatrixXd S0(d.W.rows(), ni), S1(d.W.rows(), ni), Sc(d.W.rows(), ni);
     constexpr Eigen::Index kChunk = 8;
-    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, (nj + kChunk - 1) / kChunk),
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, (ni + kChunk - 1) / kChunk),
                       [&](const tbb::blocked_range<Eigen::Index>& range) {
                         for (Eigen::Index ch = range.begin(); ch != range.end(); ++ch) {
                           const Eigen::Index c0 = ch * kChunk,
-                                             w = std::min(kChunk, nj - c0);
-                          const Eigen::MatrixXd Wc = d.W.middleCols(c0, w);
+                                             w = std::min(kChunk, ni - c0);
+                          Eigen::MatrixXd Wc = Eigen::MatrixXd::Zero(d.W.rows(), w);
+                          for (Eigen::Index c = 0; c < w; ++c) Wc(d.I[c0 + c], c) = 1.0;
                           Eigen::MatrixXd P(Wc.rows(), w), prev(Wc.rows(), w), r(Wc.rows(), w),
                               x(Wc.rows(), w), s0 = Eigen::MatrixXd::Zero(Wc.rows(), w),
                               s1 = s0, sc = s0;
@@ -276,7 +289,7 @@ void MultirateSolver::factor() {
                       });
     d.S0t = S0.transpose();
     d.S1t = S1.transpose();
-    const Eigen::MatrixXd corr = Sc.transpose() * d.W;
+    const Eigen::MatrixXd corr = d.W_I.transpose() * (Sc.transpose() * d.W);
     for (Eigen::Index j = 0; j < nj; ++j)
       for (Eigen::Index i = 0; i < nj; ++i) t.emplace_back(d.J[i], d.J[j], -corr(i, j));
   }
@@ -340,8 +353,9 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   for (auto& dp : data_) {
     RegionData& d = *dp;
     if (d.J.empty()) continue;
-    d.correction.noalias() = d.S0t * d.a;
-    d.correction.noalias() -= d.S1t * d.k;
+    d.reduced.noalias() = d.S0t * d.a;
+    d.reduced.noalias() -= d.S1t * d.k;
+    d.correction.noalias() = d.W_I.transpose() * d.reduced;
     for (std::size_t j = 0; j < d.J.size(); ++j) b_star_[d.J[j]] -= d.correction[j];
   }
   // eq. 34.
