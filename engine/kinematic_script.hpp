@@ -28,7 +28,7 @@ struct ScriptGroup {
   std::vector<Vec3> reference;   ///< their reference positions (offset zero)
   std::vector<Keyframe> keyframes;
   double release = kNever;            ///< s: the vertices become free at this time
-  std::vector<double> release_mass;   ///< kg, > 0, per vertex (with a finite release)
+  std::vector<double> release_mass{};  ///< kg, > 0, per vertex (with a finite release)
 };
 
 class KinematicScriptSource final : public EventSource {
