@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 #include <tuple>
@@ -294,7 +295,7 @@ class SceneBuilder {
       const BodyPins body_pins{kind, b};
       for (Index a : read_pin_motion(*motion, pins, mesh, global, &body_pins, &release_mass)) {
         releasable[a] = true;
-        releasable_.emplace_back(global(a), release_mass[a]);
+        releasable_.emplace(global(a), release_mass[a]);
       }
     }
     // Pins to be released count with their mass in the stability estimates, and get
@@ -569,8 +570,7 @@ class SceneBuilder {
         // A pin to be released counts with the mass it will have.
         double m = s.mass(a);
         if (s.kinematic(a)) {
-          const auto r = std::find_if(releasable_.begin(), releasable_.end(),
-                                      [a](const auto& p) { return p.first == a; });
+          const auto r = releasable_.find(a);
           if (r == releasable_.end()) continue;
           m = r->second;
         }
@@ -867,8 +867,8 @@ class SceneBuilder {
   std::uint64_t seed_ = 0;
   Vec3 gravity_ = Vec3::Zero();
   Wind wind_;
-  /// Pins a script releases: (global vertex, its mass after the release).
-  std::vector<std::pair<Index, double>> releasable_;
+  /// Pins a script releases: global vertex -> its mass after the release.
+  std::map<Index, double> releasable_;
 };
 
 }  // namespace
