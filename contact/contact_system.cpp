@@ -109,8 +109,16 @@ void ContactSystem::add_triangle(const std::array<Index, 3>& v, std::uint32_t gr
   Triangle& tri = triangles_.emplace_back();
   tri.v = v;
   tri.group = group;
-  const VertexState& s = kernel_.state();
-  tri.kinematic = s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]);
+  tri.kinematic = fixed(v[0]) && fixed(v[1]) && fixed(v[2]);
+}
+
+void ContactSystem::mark_releasable(Index vertex) {
+  if (releasable_.size() <= vertex) releasable_.resize(vertex + 1, false);
+  releasable_[vertex] = true;
+}
+
+bool ContactSystem::fixed(Index a) const {
+  return kernel_.state().kinematic(a) && !(a < releasable_.size() && releasable_[a]);
 }
 
 void ContactSystem::add_point(Index vertex) {
@@ -354,9 +362,7 @@ void ContactSystem::slab_support_changed(EventSlot slot) {
 
 EventSlot ContactSystem::add_element_pair(PairType type, const std::array<Index, 4>& v,
                                           std::uint32_t triangle) {
-  const VertexState& s = kernel_.state();
-  if (s.kinematic(v[0]) && s.kinematic(v[1]) && s.kinematic(v[2]) && s.kinematic(v[3]))
-    return kNoPair;
+  if (fixed(v[0]) && fixed(v[1]) && fixed(v[2]) && fixed(v[3])) return kNoPair;
   const PairKey key{static_cast<std::uint8_t>(type), v};
   auto [it, inserted] = pair_index_.try_emplace(key, 0);
   if (!inserted) {

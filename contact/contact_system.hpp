@@ -62,6 +62,11 @@ class ContactSystem {
   /// Adds a collision point (a chain's vertex): it meets triangles as a vertex–
   /// triangle pair and ignores other points. Call before start().
   void add_point(Index vertex);
+  /// Declares a kinematic vertex that a script will release later (it gets a mass):
+  /// it counts as movable, so pairs of triangles or elements made only of kinematic
+  /// vertices are not skipped when one of them is such a vertex. Call before
+  /// add_triangle().
+  void mark_releasable(Index vertex);
   /// Registers the four event sources, builds the grid and the initial pairs at the
   /// kernel's current time, activating layers for pairs already within η(1).
   void start();
@@ -93,7 +98,7 @@ class ContactSystem {
   };
   struct Triangle {
     std::array<Index, 3> v;
-    bool kinematic = false;
+    bool kinematic = false;  ///< all three vertices fixed()
     bool point = false;  ///< v = {a, a, a}
     std::uint32_t group = kSelfContact;
     CellRange range;
@@ -158,6 +163,8 @@ class ContactSystem {
   static constexpr double kExpandClearance = 1.25, kCollapseClearance = 1.5;
   void release_elements(TrianglePair& tp);
   void destroy_triangle_pair(EventSlot slot);
+  /// Infinite mass for good: kinematic and not to be released.
+  bool fixed(Index a) const;
   double poll_period(const TrianglePair& tp) const;
 
   // Element pairs.
@@ -193,6 +200,7 @@ class ContactSystem {
   static constexpr double kRetireMargin = 0.1;
   EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;
   std::deque<Triangle> triangles_;
+  std::vector<bool> releasable_;  ///< per global vertex (mark_releasable)
   std::deque<Pair> pairs_;
   std::vector<EventSlot> free_pairs_;
   std::vector<LayerEvent> layer_events_;

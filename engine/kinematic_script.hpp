@@ -3,6 +3,14 @@
 /// translation through keyframes. A keyframe is an event that places the group's
 /// vertices exactly and sets the velocity of the next segment — kick + drift, so
 /// certificates see linear trajectories between keyframes (DESIGN §1).
+///
+/// A group may be released at a time `release`: its vertices then get the masses
+/// `release_mass` (finite, > 0) and keep the velocity of the script segment they were
+/// on, free from then on (a riffled card let go by the thumb). Whoever caches
+/// "kinematic" must look again at the vertex's mass after that time: explicit force
+/// stencils do at every tick (they read inv_mass), a phantom body at its next tick.
+#include <algorithm>
+#include <cassert>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +27,8 @@ struct ScriptGroup {
   std::vector<Index> vertices;   ///< kinematic vertices
   std::vector<Vec3> reference;   ///< their reference positions (offset zero)
   std::vector<Keyframe> keyframes;
+  double release = kNever;            ///< s: the vertices become free at this time
+  std::vector<double> release_mass{};  ///< kg, > 0, per vertex (with a finite release)
 };
 
 class KinematicScriptSource final : public EventSource {
@@ -47,6 +57,19 @@ class KinematicScriptSource final : public EventSource {
 
   double process(EventSlot g, double time, Kernel& kernel) override {
     const ScriptGroup& group = groups_[g];
+    VertexState& s = kernel.state();
+    if (time >= group.release) {
+      // Release: the vertices keep their position and the velocity of the current
+      // segment (rest after the last keyframe) and get their mass back.
+      assert(group.release_mass.size() == group.vertices.size());
+      for (std::size_t i = 0; i < group.vertices.size(); ++i) {
+        const Index a = group.vertices[i];
+        s.sync(a, time);
+        s.set_mass(a, group.release_mass[i]);
+        kernel.velocity_changed(a);
+      }
+      return kNever;
+    }
     const std::size_t k = next_key_[g]++;
     const Keyframe& key = group.keyframes[k];
     const bool last = k + 1 == group.keyframes.size();
@@ -54,14 +77,13 @@ class KinematicScriptSource final : public EventSource {
         last ? Vec3::Zero().eval()
              : Vec3((group.keyframes[k + 1].offset - key.offset) /
                     (group.keyframes[k + 1].time - key.time));
-    VertexState& s = kernel.state();
     for (std::size_t i = 0; i < group.vertices.size(); ++i) {
       const Index a = group.vertices[i];
       s.place(a, group.reference[i] + key.offset, time);
       s.velocity_ref(a) = velocity;
       kernel.velocity_changed(a);
     }
-    return last ? kNever : group.keyframes[k + 1].time;
+    return std::min(last ? kNever : group.keyframes[k + 1].time, group.release);
   }
 
  private:

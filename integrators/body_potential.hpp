@@ -29,6 +29,9 @@ class BodyPotential {
     gravity_ = g;
     mass_ = mass;
   }
+  /// Gravity's mass at vertex a (kg, ≥ 0): a pinned vertex carries none, until released.
+  void set_gravity_mass(Index a, double mass) { mass_[a] = mass; }
+  const Vec3& gravity() const { return gravity_; }
   /// A constant force per vertex (3n), e.g. wind evaluated at the start of a tick.
   void set_external_force(const Vector& f) { external_ = f; }
 

@@ -70,6 +70,10 @@ class ImplicitTickSolver {
   /// returns the iterate with the least energy found.
   TickReport solve(const TickProblem& problem, Eigen::VectorXd& x);
   const ImplicitSolverSettings& settings() const { return settings_; }
+  /// The set of unknowns changed (a pinned vertex was released): the next solve
+  /// refactors its preconditioner (the sparsity pattern is unchanged: prescribed rows
+  /// are zeroed in place, not removed).
+  void invalidate_factor() { have_factor_ = false; }
 
  private:
   double energy(const TickProblem& p, const Eigen::VectorXd& x);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <set>
 #include <tuple>
@@ -287,10 +288,21 @@ class SceneBuilder {
       state.add(mesh.vertices[a], pinned[a] ? Vec3::Zero() : velocity[a],
                 pinned[a] ? kNever : primary_share * mass[a]);
     auto global = [&](Index a) { return body.first_vertex + a; };
+    std::vector<bool> releasable(n, false);
+    if (auto motion = b.find("pin_motion")) {
+      std::vector<double> release_mass(n);
+      for (std::size_t a = 0; a < n; ++a) release_mass[a] = primary_share * mass[a];
+      const BodyPins body_pins{kind, b};
+      for (Index a : read_pin_motion(*motion, pins, mesh, global, &body_pins, &release_mass)) {
+        releasable[a] = true;
+        releasable_.emplace(global(a), release_mass[a]);
+      }
+    }
+    // Pins to be released count with their mass in the stability estimates, and get
+    // gravity stencils (which leave them alone while they are kinematic).
     std::vector<double> inv_mass(n);
-    for (std::size_t a = 0; a < n; ++a) inv_mass[a] = pinned[a] ? 0.0 : 1.0 / mass[a];
-
-    if (auto motion = b.find("pin_motion")) read_pin_motion(*motion, pins, mesh, global);
+    for (std::size_t a = 0; a < n; ++a)
+      inv_mass[a] = pinned[a] && !releasable[a] ? 0.0 : 1.0 / mass[a];
 
     // Stencils. The stability estimate of a stencil gives each of its vertices the
     // share m_a / n_a of its mass, n_a the number of stencils of the same kind at the
@@ -362,7 +374,7 @@ class SceneBuilder {
     if (gravity_.squaredNorm() > 0.0) {
       const double h = resolve_fallback(periods.gravity, fallback, b, "gravity");
       for (std::size_t a = 0; a < n; ++a)
-        if (!pinned[a])
+        if (!pinned[a] || releasable[a])
           add_fixed(*sources_.gravity, {global(a)}, GravityEnergy{mass[a], gravity_}, h);
     }
     if (wind_.drag > 0.0 && !springs) {
@@ -555,10 +567,16 @@ class SceneBuilder {
         for (int k = 0; k < 3; ++k) edge(b, t[k], t[(k + 1) % 3]);
       for (const auto& e : b.edges) edge(b, e[0], e[1]);
       for (Index a = b.first_vertex; a < b.first_vertex + b.vertex_count; ++a) {
-        if (s.kinematic(a)) continue;
-        mass_sum += s.mass(a);
+        // A pin to be released counts with the mass it will have.
+        double m = s.mass(a);
+        if (s.kinematic(a)) {
+          const auto r = releasable_.find(a);
+          if (r == releasable_.end()) continue;
+          m = r->second;
+        }
+        mass_sum += m;
         ++mass_count;
-        scale.min_mass = std::min(scale.min_mass, s.mass(a));
+        scale.min_mass = std::min(scale.min_mass, m);
       }
     }
     if (edge_count > 0) scale.mean_edge = edge_sum / double(edge_count);
@@ -567,6 +585,7 @@ class SceneBuilder {
     const ContactParameters params = resolve_contact(settings, scale, f);
     check_initial_overlap();
     scene_.contact = std::make_unique<ContactSystem>(*scene_.kernel, params);
+    for (const auto& [a, m] : releasable_) scene_.contact->mark_releasable(a);
     for (const Body& b : scene_.bodies) {
       if (!b.collide) continue;
       if (b.triangles.empty())
@@ -748,17 +767,45 @@ class SceneBuilder {
     return v;
   }
 
+  /// What a cloth body's `pin_motion` needs to read its `pins` subset.
+  struct BodyPins {
+    const std::string& kind;
+    const JsonField& body;
+  };
+
+  /// A keyframed script for `pins` (local indices). With `body_pins` (cloth bodies)
+  /// the object may also name the subset of the pins it moves (`pins`; the others
+  /// stay where they are) and a `release` time (s > 0) at which the moved pins become
+  /// free with the masses `release_mass` (local index); returns the released pins.
   template <typename Global>
-  void read_pin_motion(const JsonField& motion, const std::vector<Index>& pins,
-                       const TriangleMesh& mesh, Global global) {
-    motion.expect_keys({"keyframes"});
+  std::vector<Index> read_pin_motion(const JsonField& motion, const std::vector<Index>& pins,
+                                     const TriangleMesh& mesh, Global global,
+                                     const BodyPins* body_pins = nullptr,
+                                     const std::vector<double>* release_mass = nullptr) {
+    if (body_pins) motion.expect_keys({"keyframes", "pins", "release"});
+    else motion.expect_keys({"keyframes"});
     if (pins.empty()) motion.fail("pin_motion needs pins");
+    std::vector<Index> moved = pins;
+    if (body_pins && motion.has("pins")) {
+      const JsonField subset = motion.at("pins");
+      moved = read_pins(subset, body_pins->kind, mesh, body_pins->body);
+      if (moved.empty()) subset.fail("needs at least one pin");
+      for (std::size_t i = 0; i < moved.size(); ++i)
+        if (std::find(pins.begin(), pins.end(), moved[i]) == pins.end())
+          subset[i].fail(fmt::format("vertex {} is not one of the body's pins", moved[i]));
+    }
     const JsonField keys = motion.at("keyframes");
     if (keys.array_size() < 2) keys.fail("needs at least two keyframes");
     ScriptGroup group;
-    for (Index a : pins) {
+    for (Index a : moved) {
       group.vertices.push_back(global(a));
       group.reference.push_back(mesh.vertices[a]);
+    }
+    std::vector<Index> released;
+    if (body_pins && motion.has("release")) {
+      group.release = motion.at("release").positive();
+      for (Index a : moved) group.release_mass.push_back((*release_mass)[a]);
+      released = moved;
     }
     for (std::size_t i = 0; i < keys.array_size(); ++i) {
       const JsonField key = keys[i];
@@ -771,6 +818,7 @@ class SceneBuilder {
       group.keyframes.push_back(Keyframe{time, key.at("offset").vec3()});
     }
     sources_.script->add(std::move(group));
+    return released;
   }
 
   template <typename Src>
@@ -819,6 +867,8 @@ class SceneBuilder {
   std::uint64_t seed_ = 0;
   Vec3 gravity_ = Vec3::Zero();
   Wind wind_;
+  /// Pins a script releases: global vertex -> its mass after the release.
+  std::map<Index, double> releasable_;
 };
 
 }  // namespace

@@ -132,6 +132,45 @@ TEST_CASE("unknown and missing keys are errors naming the key") {
   CHECK(error_of(doc).find("/bodies/1/name: duplicate body or obstacle name, got \"cloth\"") != std::string::npos);
 }
 
+TEST_CASE("pin_motion release and pins: bad values name the file, the pointer and the value") {
+  const json keys = json::array({json{{"time", 0.0}, {"offset", {0, 0, 0}}},
+                                 json{{"time", 0.5}, {"offset", {0, 0, 0.1}}}});
+  struct Case {
+    json motion;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {json{{"keyframes", keys}, {"release", -1.0}},
+       "scene.json: /bodies/0/pin_motion/release: must be > 0, got -1.0"},
+      {json{{"keyframes", keys}, {"release", 0}}, "scene.json: /bodies/0/pin_motion/release: must be > 0, got 0"},
+      {json{{"keyframes", keys}, {"release", "soon"}},
+       "scene.json: /bodies/0/pin_motion/release: expected a number, got \"soon\""},
+      {json{{"keyframes", keys}, {"pins", {5}}},
+       "scene.json: /bodies/0/pin_motion/pins/0: vertex 5 is not one of the body's pins, got 5"},
+      {json{{"keyframes", keys}, {"pins", json::array()}},
+       "scene.json: /bodies/0/pin_motion/pins: needs at least one pin, got []"},
+      {json{{"keyframes", keys}, {"pins", 3}}, "scene.json: /bodies/0/pin_motion/pins: expected an array, got 3"},
+  };
+  for (const Case& c : cases) {
+    json doc = valid_scene();
+    doc["bodies"][0]["pin_motion"] = c.motion;
+    const std::string message = error_of(doc);
+    CAPTURE(c.motion.dump());
+    CHECK(message == c.expected);
+  }
+  // Valid: the subset by name, released at 0.3 s.
+  json doc = valid_scene();
+  doc["bodies"][0]["pin_motion"] = {{"keyframes", keys}, {"pins", {"u0v1"}}, {"release", 0.3}};
+  CHECK(error_of(doc) == "(no error)");
+  // Obstacles and solids have no release (their vertices have no mass to get back).
+  doc = valid_scene();
+  doc["contact"] = json::object();
+  doc["obstacles"] = {{{"name", "ball"},
+                       {"shape", {{"type", "sphere"}, {"center", {0, 0, -1}}, {"radius", 0.5}}},
+                       {"motion", {{"keyframes", keys}, {"release", 0.3}}}}};
+  CHECK(error_of(doc).find("scene.json: /obstacles/0/motion/release: unknown key 'release'") == 0);
+}
+
 TEST_CASE("mesh files: missing, non-finite coordinates, degenerate triangles") {
   json doc = valid_scene();
   doc["bodies"][0]["shape"] = json{{"type", "obj"}, {"file", "no_such_mesh.obj"}};
