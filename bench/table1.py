@@ -2,14 +2,15 @@
 """The phantom-mesh paper's Table 1 for Clockwork scenes: explicit AVI against the
 phantom integrator, each run with `clockwork run --profile`.
 
-Usage: bench/table1.py [--build DIR] [--runs N] SCENE:T_EXPLICIT:T_PHANTOM ...
+Usage: bench/table1.py [--build DIR] [--runs N] [--keep DIR] SCENE:T_EXPLICIT:T_PHANTOM ...
 
 Each scene runs as written for its phantom column; bodies without an integrator get
 `"integrator": "phantom"` with h_imp 1e-3 s (the paper's). The explicit column is the
 same scene with the phantom keys removed. T_* are the simulated spans (s, from 0):
 explicit runs are slow, so they can be shorter; costs are reported per frame. Medians
 of N runs (default 3); the shares are from the median run. Prints a Markdown table
-(docs/performance.md).
+(docs/performance.md). --keep DIR keeps the last run's frames of each scene and
+integrator in DIR/NAME_explicit and DIR/NAME_phantom, for `clockwork check-intersections`.
 """
 import argparse
 import csv
@@ -34,11 +35,10 @@ def variant(scene, phantom):
     return doc
 
 
-def run(exe, doc, until, workdir, scene_dir):
+def run(exe, doc, until, workdir, scene_dir, out):
     # Relative paths in a scene (meshes) resolve against its folder: write it there.
     path = os.path.join(scene_dir, ".table1_%d.json" % os.getpid())
     json.dump(doc, open(path, "w"))
-    out = os.path.join(workdir, "out")
     try:
         text = subprocess.run([exe, "run", path, "--until", str(until), "--out", out, "--profile"],
                               check=True, capture_output=True, text=True).stdout
@@ -57,8 +57,8 @@ def run(exe, doc, until, workdir, scene_dir):
             "frame_rate": doc.get("frame_rate", 30), "until": until}
 
 
-def median_run(exe, doc, until, runs, workdir, scene_dir):
-    results = sorted((run(exe, doc, until, workdir, scene_dir) for _ in range(runs)), key=lambda r: r["wall"])
+def median_run(exe, doc, until, runs, workdir, scene_dir, out):
+    results = sorted((run(exe, doc, until, workdir, scene_dir, out) for _ in range(runs)), key=lambda r: r["wall"])
     return results[len(results) // 2]
 
 
@@ -66,6 +66,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--keep", help="folder for the frames of the last run of each variant")
     ap.add_argument("scenes", nargs="+", help="SCENE:T_EXPLICIT:T_PHANTOM")
     args = ap.parse_args()
     exe = os.path.join(args.build, "demos", "clockwork")
@@ -81,7 +82,9 @@ def main():
             vertices = re.search(r"(\d+) vertices", info).group(1)
             rows = []
             for phantom, until in ((False, float(t_exp)), (True, float(t_ph))):
-                r = median_run(exe, variant(scene, phantom), until, args.runs, workdir, scene_dir)
+                name = os.path.splitext(os.path.basename(scene))[0] + ("_phantom" if phantom else "_explicit")
+                out = os.path.join(args.keep, name) if args.keep else os.path.join(workdir, "out")
+                r = median_run(exe, variant(scene, phantom), until, args.runs, workdir, scene_dir, out)
                 r["per_frame"] = r["wall"] / (r["until"] * r["frame_rate"])
                 rows.append(r)
                 print("  %s %s: %.3f s wall for %g s" % (os.path.basename(scene),
