@@ -223,6 +223,40 @@ TEST_CASE("cards demo, shortened: three cards riffled off the thumb, no intersec
   }
 }
 
+TEST_CASE("reef knot demo, shortened: the ends pull the bights together, no intersecting triangles, phantom and explicit") {
+  // demos/reef.json (scripts/make_reef.py): two ribbons tied loosely in a reef knot
+  // (two interlocking bights), their ends pulled apart by their scripts. Shortened to
+  // kSpan (the phantom ribbons first touch after 0.16 s; explicit AVI takes most of the
+  // ~1 min). The full runs are reported in docs/performance.md.
+  constexpr double kSpan = 0.24, kRate = 25;  // 7 frames; the ends pulled by 1.9 cm each
+  for (const bool phantom : {true, false}) {
+    CAPTURE(phantom);
+    nlohmann::json doc = demo_json("reef.json");
+    REQUIRE(doc["bodies"].size() == 2u);
+    if (!phantom)
+      for (auto& b : doc["bodies"]) b.erase("integrator"), b.erase("phantom");
+    doc["end_time"] = kSpan;
+    doc["frame_rate"] = kRate;
+    Scene scene = build(doc);
+    CHECK(scene.phantoms.size() == (phantom ? 2u : 0u));
+    const VertexState& s = scene.kernel->state();
+    // Each ribbon is a strip 3 vertices across; the middle of its middle row is the
+    // turning point of its bight (make_reef.py).
+    const auto tip = [&](const Body& b) { return b.first_vertex + (b.vertex_count / 3) / 2 * 3 + 1; };
+    const Index a = tip(scene.bodies[0]), b = tip(scene.bodies[1]);
+    REQUIRE(s.position(a).x() > 0.05);   // A's bight turns at +x
+    REQUIRE(s.position(b).x() < -0.05);  // B's at -x
+    const double d0 = (s.position(a) - s.position(b)).norm();
+    run_without_intersections(scene, phantom ? "reef_phantom" : "reef_explicit", 7);
+    const double d1 = (s.position_at(a, kSpan) - s.position_at(b, kSpan)).norm();
+    MESSAGE("bights' turning points " << d0 << " m -> " << d1 << " m apart, layer activations "
+                                      << scene.contact->counters().layer_activations << ", deepest layer "
+                                      << scene.contact->counters().deepest_layer_ever);
+    CHECK(d1 < d0 - 0.01);  // the bights were drawn into each other
+    CHECK(scene.contact->counters().layer_activations > 0);  // the ribbons pressed on each other
+  }
+}
+
 TEST_CASE("cape demo, shortened: the whole cape, no intersecting triangles, strain below 5 %, blown behind the character") {
   // demos/cape.json (scripts/make_cape.py) with all its 5852 cape vertices, to 0.02 s
   // (explicit AVI at its 9.5e-6 s periods takes most of the time): the head wind,
