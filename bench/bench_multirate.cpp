@@ -111,7 +111,6 @@ Eigen::VectorXd pull(const Dragon& d, int frame) {
 
 struct RunResult {
   double seconds_per_frame = 0.0;
-  std::vector<double> probe;  // |u| of the probe vertex at each frame
   /// Probe displacement every `sample_dt` (kick + drift: positions move linearly
   /// between a step's velocity updates, eq. 21–22), when asked for.
   std::vector<Vec3> samples;
@@ -210,7 +209,6 @@ RunResult run_once(const Dragon& d, MultirateSolver& solver, int frames, int sub
       }
     }
     if (f > 0) times.push_back(t);  // frame 0 includes the factorisations
-    out.probe.push_back((x - d.x0).segment<3>(3 * d.probe).norm());
   }
   out.seconds_per_frame = median(times);
   return out;

@@ -292,8 +292,8 @@ class SceneBuilder {
     if (auto motion = b.find("pin_motion")) {
       std::vector<double> release_mass(n);
       for (std::size_t a = 0; a < n; ++a) release_mass[a] = primary_share * mass[a];
-      const BodyPins body_pins{kind, b};
-      for (Index a : read_pin_motion(*motion, pins, mesh, global, &body_pins, &release_mass)) {
+      const BodyPins body_pins{kind, b, release_mass};
+      for (Index a : read_pin_motion(*motion, pins, mesh, global, &body_pins)) {
         releasable[a] = true;
         releasable_.emplace(global(a), release_mass[a]);
       }
@@ -767,21 +767,21 @@ class SceneBuilder {
     return v;
   }
 
-  /// What a cloth body's `pin_motion` needs to read its `pins` subset.
+  /// What a cloth body's `pin_motion` needs for its `pins` subset and `release`.
   struct BodyPins {
     const std::string& kind;
     const JsonField& body;
+    const std::vector<double>& release_mass;  ///< per local vertex, kg
   };
 
   /// A keyframed script for `pins` (local indices). With `body_pins` (cloth bodies)
   /// the object may also name the subset of the pins it moves (`pins`; the others
   /// stay where they are) and a `release` time (s > 0) at which the moved pins become
-  /// free with the masses `release_mass` (local index); returns the released pins.
+  /// free with their `release_mass`; returns the released pins.
   template <typename Global>
   std::vector<Index> read_pin_motion(const JsonField& motion, const std::vector<Index>& pins,
                                      const TriangleMesh& mesh, Global global,
-                                     const BodyPins* body_pins = nullptr,
-                                     const std::vector<double>* release_mass = nullptr) {
+                                     const BodyPins* body_pins = nullptr) {
     if (body_pins) motion.expect_keys({"keyframes", "pins", "release"});
     else motion.expect_keys({"keyframes"});
     if (pins.empty()) motion.fail("pin_motion needs pins");
@@ -804,7 +804,7 @@ class SceneBuilder {
     std::vector<Index> released;
     if (body_pins && motion.has("release")) {
       group.release = motion.at("release").positive();
-      for (Index a : moved) group.release_mass.push_back((*release_mass)[a]);
+      for (Index a : moved) group.release_mass.push_back(body_pins->release_mass[a]);
       released = moved;
     }
     for (std::size_t i = 0; i < keys.array_size(); ++i) {
