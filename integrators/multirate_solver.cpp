@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "integrators/block_cholesky.hpp"
+
 namespace clockwork {
 
 namespace {
@@ -50,7 +52,7 @@ struct MultirateSolver::RegionData {
   std::vector<std::size_t> tets;  // the tets with a vertex in the region
   Sparse KF_L;     // conservative coupling: L rows of those tets' stiffness, all columns
   Vector M;        // lumped masses per DOF
-  Eigen::SimplicialLLT<Sparse> llt;
+  VertexBlockCholesky chol;  // A^S: m solves in sequence per step (Algorithm 1)
   std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
   std::vector<Eigen::Index> I;  // interface DOFs of S: the rows of K^SL with entries
   Eigen::MatrixXd W;            // K_SL[:, J]
@@ -97,7 +99,8 @@ struct MultirateSolver::RegionData {
       Y(r, r_buf);
       r_buf -= g_sum;
       r_buf += M.asDiagonal() * prev_x;
-      x_buf = llt.solve(r_buf);
+      x_buf = r_buf;
+      for (Eigen::Index c = 0; c < cols; ++c) chol.solve_in_place(x_buf.col(c));
       g_sum += gamma * (r_buf - mass_scale * (M.asDiagonal() * x_buf));
       visit(r, x_buf);
       prev_x.swap(x_buf);
@@ -239,8 +242,7 @@ void MultirateSolver::factor() {
   add_block(t, A_L_, 0, 0);
   for (auto& dp : data_) {
     RegionData& d = *dp;
-    d.llt.compute(d.A);
-    if (d.llt.info() != Eigen::Success)
+    if (!d.chol.compute(d.A))
       throw std::runtime_error("multirate: A^S is not positive definite");
     const Eigen::Index nj = d.W.cols();
     if (nj == 0) continue;
@@ -363,23 +365,28 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   if (!large_.empty()) {
     if (settings_.symmetric_schur) dv_L_ = schur_ldlt_.solve(b_star_);
     else dv_L_ = schur_lu_.solve(b_star_);
-    out.dv_L = P_L_.transpose() * dv_L_;
-  } else {
-    out.dv_L.setZero(n3);
   }
+  // Results: zero everything once per layout, then only the owned entries per step.
+  const bool fresh = out.layout != this || out.dv_L.size() != Eigen::Index(n3);
+  if (fresh) {
+    out.dv_L.setZero(n3);
+    out.dv_S.assign(data_.size(), {});
+    for (std::size_t i = 0; i < data_.size(); ++i)
+      out.dv_S[i].assign(data_[i]->m, Vector::Zero(Eigen::Index(n3)));
+    out.layout = this;
+  }
+  for (std::size_t j = 0; j < large_.size(); ++j)
+    out.dv_L.segment<3>(3 * large_[j]) = dv_L_.segment<3>(3 * j);
   timings_.schur_solve += seconds_since(t1);
   // eq. 37: Δv̄^S = (H^SS)⁻¹ (b̄^S − H^SL Δv^L).
-  out.dv_S.resize(data_.size());
   for (std::size_t i = 0; i < data_.size(); ++i) {
     RegionData& d = *data_[i];
-    out.dv_S[i].resize(d.m);
     if (large_.empty()) d.coupling.setZero(d.a.size());
     else d.coupling.noalias() = d.K_SL * dv_L_;
     d.forward(
         1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
         [&](int r, const Vector& X) {
           Vector& o = out.dv_S[i][r - 1];
-          o.setZero(n3);
           const std::vector<Index>& verts = regions_[i].vertices;
           for (std::size_t j = 0; j < verts.size(); ++j)
             o.segment<3>(3 * verts[j]) = X.segment<3>(3 * j);
@@ -441,6 +448,7 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
   const Vector x = lu.solve(b);
   if (solve_seconds) *solve_seconds = seconds_since(t1);
   out.dv_L = P_L_.transpose() * x.tail(A_L_.rows());
+  out.layout = nullptr;  // whole vectors written here; step() re-zeroes on first use
   out.dv_S.resize(data_.size());
   for (std::size_t i = 0; i < data_.size(); ++i) {
     const RegionData& d = *data_[i];

@@ -84,6 +84,10 @@ struct MultirateStep {
   Eigen::VectorXd dv_L;  ///< 3n: Δv^L_{0,m} on L vertices, zero elsewhere
   /// Per region i: Δv^{S_i}_{0,r} for r = 1..m_i, each 3n with zeros outside S_i.
   std::vector<std::vector<Eigen::VectorXd>> dv_S;
+  /// The solver whose layout the vectors hold: its next step() writes only the entries
+  /// of L and of the regions (the zeros elsewhere are already there), not 3n per substep.
+  /// Callers read the vectors; they must not write them.
+  const void* layout = nullptr;
 };
 
 /// Wall time summed over steps, s.
