@@ -78,7 +78,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   std::vector<std::string> extra_columns;
   if (scene.contact)
     extra_columns = {"active_layers", "deepest_layer", "deepest_layer_ever", "certificates",
-                     "certificate_reschedules_per_s"};
+                     "certificate_reschedules_per_s", "layer_potential"};
   // Phantom bodies (DESIGN §3): solver iterations per implicit tick since the previous
   // frame, the worst tick, ticks that did not converge, and the primary–phantom mismatch.
   if (!scene.phantoms.empty())
@@ -106,7 +106,8 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
       const double dt = t - last_time;
       extra = {double(c.active_layers), double(c.deepest_layer), double(c.deepest_layer_ever),
                double(c.certificates),
-               dt > 0 ? double(c.certificate_reschedules - last_reschedules) / dt : 0.0};
+               dt > 0 ? double(c.certificate_reschedules - last_reschedules) / dt : 0.0,
+               scene.contact->potential_energy(k.state(), t)};
       last_reschedules = c.certificate_reschedules;
       last_time = t;
     }
