@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <stdexcept>
 
@@ -49,7 +50,9 @@ struct MultirateSolver::RegionData {
   double h = 0.0;  // h_S
   Sparse P;        // selector of the region's DOFs
   Sparse K_SS, K_SL, K_LS, G, A;
+  Sparse K_S;      // the region's rows of K, all columns (substep())
   std::vector<std::size_t> tets;  // the tets with a vertex in the region
+  std::vector<Index> stencil;     // their vertices
   Sparse KF_L;     // conservative coupling: L rows of those tets' stiffness, all columns
   Vector M;        // lumped masses per DOF
   VertexBlockCholesky chol;  // A^S: m solves in sequence per step (Algorithm 1)
@@ -63,7 +66,7 @@ struct MultirateSolver::RegionData {
   Eigen::MatrixXd S0t, S1t;     // |I| × 3|S|
   Vector reduced;               // S0t a − S1t k
   // Scratch of the forward substitution of a step.
-  Vector a, k, coupling, correction, gsum, prev, rhs, x;
+  Vector a, k, coupling, correction, gsum, prev, rhs, x, sub;
   MultirateCoupling scheme = MultirateCoupling::Conservative;
 
   /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL; conservative: S sees
@@ -180,9 +183,19 @@ MultirateSolver::MultirateSolver(const TetFemModel& model, std::vector<Multirate
   for (std::size_t t = 0; t < tets.size(); ++t)
     for (Index a : tets[t])
       if (group_[a] >= 0) {
-        data_[group_[a]]->tets.push_back(t);
+        RegionData& d = *data_[group_[a]];
+        d.tets.push_back(t);
+        d.stencil.insert(d.stencil.end(), tets[t].begin(), tets[t].end());
         break;
       }
+  for (auto& d : data_) {
+    std::sort(d->stencil.begin(), d->stencil.end());
+    d->stencil.erase(std::unique(d->stencil.begin(), d->stencil.end()), d->stencil.end());
+  }
+}
+
+const std::vector<Index>& MultirateSolver::region_stencil(std::size_t region) const {
+  return data_.at(region)->stencil;
 }
 
 std::size_t MultirateSolver::interface_dofs() const {
@@ -203,7 +216,8 @@ void MultirateSolver::linearise(const Vector& x0) {
   for (Eigen::Index i = 0; i < M_L.size(); ++i) A_L_.coeffRef(i, i) += (1.0 + hL * a) * M_L[i];
   for (auto& dp : data_) {
     RegionData& d = *dp;
-    d.K_SS = d.P * K_ * d.P.transpose();
+    d.K_S = d.P * K_;
+    d.K_SS = d.K_S * d.P.transpose();
     d.K_SL = d.P * K_ * P_L_.transpose();
     d.K_LS = d.K_SL.transpose();
     d.G = d.h * d.h * d.K_SS;  // eq. 27 (the direct solve's blocks)
@@ -329,6 +343,7 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
     Kv_.noalias() = K_ * v0;
   }
   Dv_ = settings_.rayleigh_alpha * mass3_.cwiseProduct(v0) + settings_.rayleigh_beta * Kv_;
+  x0_ = x0;
   const double hL = settings_.h_L;
   common_ = f_ext - f_int0_ - Dv_;
   b_L_ = hL * (P_L_ * (common_ - hL * Kv_));
@@ -394,6 +409,25 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
         d.gsum, d.prev, d.rhs, d.x);
   }
   timings_.solve += seconds_since(t0);
+}
+
+void MultirateSolver::substep(std::size_t region, const Vector& x, const Vector& v,
+                              const Vector& f_ext, Vector& dv) {
+  assert(factored_ && x.size() == x0_.size() && v.size() == x0_.size());
+  RegionData& d = *data_.at(region);
+  const double h = d.h;
+  uv_.resize(x.size(), 2);
+  uv_.col(0) = x - x0_;
+  uv_.col(1) = v;
+  d.sub.noalias() = d.P * (f_ext - f_int0_ - settings_.rayleigh_alpha * mass3_.cwiseProduct(v));
+  d.coupling.noalias() = d.K_S * uv_.col(0);
+  d.sub -= d.coupling;
+  d.coupling.noalias() = d.K_S * uv_.col(1);
+  d.sub -= (settings_.rayleigh_beta + h) * d.coupling;
+  d.sub *= h;
+  d.chol.solve_in_place(d.sub);
+  const std::vector<Index>& verts = regions_[region].vertices;
+  for (std::size_t j = 0; j < verts.size(); ++j) dv.segment<3>(3 * verts[j]) = d.sub.segment<3>(3 * j);
 }
 
 void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vector& f_ext,

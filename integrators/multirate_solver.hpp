@@ -119,6 +119,21 @@ class MultirateSolver {
   void step_direct(const Vector& x0, const Vector& v0, const Vector& f_ext, MultirateStep& out,
                    double* factor_seconds = nullptr, double* solve_seconds = nullptr);
 
+  /// One substep of region i from the kernel's current state (x, v: 3n, at a substep
+  /// boundary of the large step last taken by step()), by backward Euler at h_S on the
+  /// region's tets with every other vertex moving with its velocity in v:
+  ///   A^S Δv = h_S [f_ext − f_int(x_0) − K (x − x_0) − α M v − (β + h_S) K v]^S,
+  /// K linearised at x_0 as in step(). This is the conservative coupling's substep
+  /// recursion, so when nothing else changed a velocity since step() it reproduces
+  /// Δv^S_{0,r+1} − Δv^S_{0,r} (test_multirate); after a contact impulse on the region
+  /// or its neighbours it is the response the precomputed increments lack. Writes the
+  /// region's vertices' entries of `dv` (3n), leaves the others.
+  void substep(std::size_t region, const Vector& x, const Vector& v, const Vector& f_ext,
+               Vector& dv);
+  /// Vertices of the tets with a vertex in region i (the region, its L neighbours and
+  /// prescribed ones): whose velocities the region's substeps depend on.
+  const std::vector<Index>& region_stencil(std::size_t region) const;
+
   const std::vector<MultirateRegion>& regions() const { return regions_; }
   const MultirateSettings& settings() const { return settings_; }
   /// Vertices of L (neither fixed nor in a region).
@@ -146,6 +161,7 @@ class MultirateSolver {
   Sparse schur_;                  ///< H^LL*
   Eigen::SparseLU<Sparse> schur_lu_;
   Eigen::SimplicialLDLT<Sparse> schur_ldlt_;
+  Vector x0_;  ///< the last step's start positions (its linearisation point)
   Vector mass3_, f_int0_, b_L_, Kv_, Dv_, common_, b_star_, dv_L_;  ///< per-step buffers
   Eigen::MatrixXd uv_, Kuv_;  ///< linear FEM: [x0 − X, v0] and K times it
   bool linearised_ = false, factored_ = false;

@@ -97,6 +97,8 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     return time + h_;
   }
   multirate_->step(x_, v_, f_ext_, step_);
+  v_start_ = v_;
+  off_plan_.assign(multirate_->regions().size(), 0);
   kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   const auto& regions = multirate_->regions();
   step_start_ = time;
@@ -130,12 +132,35 @@ double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
   const auto& dv = coarse_.step_.dv_S[slot];
   const int r = next_[slot];
   assert(r >= 1 && r < region.m);
-  dv_ = dv[r] - dv[r - 1];
+  char& off = coarse_.off_plan_[slot];
+  if (!off) off = left_plan(slot, r, kernel.state());
+  if (off) {
+    coarse_.gather(kernel.state(), time);
+    dv_.resize(coarse_.x_.size());
+    coarse_.multirate_->substep(slot, coarse_.x_, coarse_.v_, coarse_.f_ext_, dv_);
+    ++coarse_.counters_.resolved_substeps;
+  } else {
+    dv_.resize(coarse_.x_.size());
+    for (Index a : region.vertices) dv_.segment<3>(3 * a) = (dv[r] - dv[r - 1]).segment<3>(3 * a);
+  }
   coarse_.kick(kernel, time, dv_, region.vertices);
   ++coarse_.counters_.fine_steps;
   next_[slot] = r + 1;
   if (r + 1 >= region.m) return kNever;
   return coarse_.step_start_ + (r + 1) * (coarse_.h_ / region.m);
+}
+
+bool SolidFineSource::left_plan(EventSlot region, int r, const VertexState& state) const {
+  const SolidSource& c = coarse_;
+  const auto& dv_S = c.step_.dv_S[region][r - 1];
+  for (Index a : c.multirate_->region_stencil(region)) {
+    const Vec3 planned = (c.v_start_ + c.step_.dv_L + dv_S).segment<3>(3 * a);
+    // Round-off of the kernel's sums of increments is ~1e-16 |v|; an impulse worth a
+    // re-solve is far above 1e-9 m/s.
+    if ((state.velocity(c.vertices_[a]) - planned).norm() > 1e-9 * (1.0 + planned.norm()))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace clockwork

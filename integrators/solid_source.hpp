@@ -11,6 +11,11 @@
 ///   events (kind "fine:zhao", one slot per region) at t_n + r h_S, r = 1..m−1, which
 ///   apply Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20). Positions then follow
 ///   eq. 21–22 exactly: S drifts h_S with each v^S_{r+1}, L drifts h_L with v^L_m.
+///   If another source (a contact impulse, a script) changed a velocity of the region's
+///   tets' vertices since the coarse event, the precomputed increments no longer fit:
+///   the region's remaining substeps of that large step are solved one per fine event
+///   from the kernel's state (MultirateSolver::substep), so that a stiff region meets
+///   the ground at h_S instead of answering a contact impulse one large step late.
 ///
 /// The external force of a step is gravity on the lumped masses, held over the step.
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
@@ -29,6 +34,7 @@ namespace clockwork {
 struct SolidCounters {
   std::uint64_t coarse_steps = 0;
   std::uint64_t fine_steps = 0;
+  std::uint64_t resolved_substeps = 0;  ///< fine steps solved after an outside velocity change
   std::uint64_t newton_iterations = 0;  ///< backward Euler
   std::uint64_t linear_iterations = 0;  ///< backward Euler with an iterative solver
   std::uint64_t unconverged = 0;        ///< backward Euler steps at the Newton cap (logged)
@@ -87,6 +93,8 @@ class SolidSource final : public EventSource {
   EventKind fine_kind_ = 0;
   SolidFineSource* fine_ = nullptr;
   double step_start_ = 0.0;  ///< t_n of the current large step
+  Eigen::VectorXd v_start_;  ///< velocities at t_n (multi-rate: the plan's reference)
+  std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
   SolidCounters counters_;
 };
 
@@ -104,6 +112,9 @@ class SolidFineSource final : public EventSource {
   void begin(EventSlot region) { next_[region] = 1; }
 
  private:
+  /// Whether a vertex of region i's tets has a velocity other than the plan's before
+  /// substep r (v(t_n) + Δv^L + Δv^S_{0,r}).
+  bool left_plan(EventSlot region, int r, const VertexState& state) const;
   friend class SolidSource;
   SolidSource& coarse_;
   std::vector<int> next_;          ///< per region: index r of the next substep

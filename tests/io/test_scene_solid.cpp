@@ -133,6 +133,7 @@ TEST_CASE("solid scenes: fine events put S on its substeps (eq. 21-22)") {
   CHECK(moved > 1e-5);
   CHECK(worst < 1e-12 * (1.0 + moved));
   CHECK(src.counters().fine_steps == 5 * 3);
+  CHECK(src.counters().resolved_substeps == 0);  // nothing else moved: the plan held
   }
 }
 
