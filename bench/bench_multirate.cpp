@@ -283,10 +283,11 @@ int table1(double cell, int reps) {
     const MultirateTimings& tm = x.solver->timings();
     const double steps = double(reps) * frames * (x.substeps + 1);  // with the warm-ups
     fmt::print(stderr,
-               "  {:>12}: per step {:.3f} ms: rhs {:.3f}, H^LL* solve {:.3f}, rest (eq. 36-37) "
-               "{:.3f}\n",
-               x.name, 1e3 * tm.solve / steps, 1e3 * tm.rhs / steps, 1e3 * tm.schur_solve / steps,
-               1e3 * (tm.solve - tm.rhs - tm.schur_solve) / steps);
+               "  {:>12}: per step {:.3f} ms: rhs {:.3f}, eq. 36 {:.3f}, H^LL* solve {:.3f}, "
+               "rest (eq. 37, results) {:.3f}\n",
+               x.name, 1e3 * tm.solve / steps, 1e3 * tm.rhs / steps, 1e3 * tm.schur_rhs / steps,
+               1e3 * tm.schur_solve / steps,
+               1e3 * (tm.solve - tm.rhs - tm.schur_rhs - tm.schur_solve) / steps);
   }
   const Variant &sL = v[0], &sS = v[1];
   fmt::print("dragon: {} vertices, {} tets, h_L = {} s, m = {}; medians over {} repetitions "

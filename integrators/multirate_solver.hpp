@@ -96,7 +96,8 @@ struct MultirateTimings {
   double factor = 0.0;     ///< A^S factorisations, Schur complement and its factorisation
   double solve = 0.0;      ///< a step's right-hand sides, substitutions and H^LL* solve:
   double rhs = 0.0;        ///<   of which the right-hand sides (eq. 29–30),
-  double schur_solve = 0.0;  ///<   and the H^LL* solve (eq. 34)
+  double schur_solve = 0.0;  ///<   the H^LL* solve (eq. 34),
+  double schur_rhs = 0.0;    ///<   eq. 36's products (b^L*)
 };
 
 class MultirateSolver {
