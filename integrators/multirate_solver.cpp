@@ -315,6 +315,13 @@ void MultirateSolver::factor() {
     schur_.setFromTriplets(t.begin(), t.end());  // duplicates summed: A^L − corrections
     if (settings_.symmetric_schur) {
       const Sparse sym = 0.5 * (schur_ + Sparse(schur_.transpose()));
+      if (!schur_block_) schur_block_ = std::make_unique<VertexBlockCholesky>();
+      if (schur_block_->compute(sym)) {
+        factored_ = true;
+        timings_.factor += seconds_since(t0);
+        return;
+      }
+      schur_block_.reset();
       schur_ldlt_.compute(sym);
       if (schur_ldlt_.info() != Eigen::Success)
         throw std::runtime_error("multirate: symmetric H^LL* factorisation failed");
@@ -380,7 +387,10 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   timings_.schur_rhs += std::chrono::duration<double>(t1 - t_rhs).count();
   // eq. 34.
   if (!large_.empty()) {
-    if (settings_.symmetric_schur) dv_L_ = schur_ldlt_.solve(b_star_);
+    if (schur_block_) {
+      dv_L_ = b_star_;
+      schur_block_->solve_in_place(dv_L_);
+    } else if (settings_.symmetric_schur) dv_L_ = schur_ldlt_.solve(b_star_);
     else dv_L_ = schur_lu_.solve(b_star_);
   }
   // Results: zero everything once per layout, then only the owned entries per step.

@@ -42,6 +42,8 @@
 
 namespace clockwork {
 
+class VertexBlockCholesky;
+
 struct MultirateRegion {
   std::string name;
   std::vector<Index> vertices;  ///< model vertex indices (fixed ones are dropped)
@@ -162,6 +164,7 @@ class MultirateSolver {
   Sparse schur_;                  ///< H^LL*
   Eigen::SparseLU<Sparse> schur_lu_;
   Eigen::SimplicialLDLT<Sparse> schur_ldlt_;
+  std::unique_ptr<VertexBlockCholesky> schur_block_;  ///< symmetric H^LL*, when SPD
   Vector x0_;  ///< the last step's start positions (its linearisation point)
   Vector mass3_, f_int0_, b_L_, Kv_, Dv_, common_, b_star_, dv_L_;  ///< per-step buffers
   Eigen::MatrixXd uv_, Kuv_;  ///< linear FEM: [x0 − X, v0] and K times it
