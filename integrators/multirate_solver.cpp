@@ -353,12 +353,23 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
   x0_ = x0;
   const double hL = settings_.h_L;
   common_ = f_ext - f_int0_ - Dv_;
-  b_L_ = hL * (P_L_ * (common_ - hL * Kv_));
-  for (auto& dp : data_) {
-    RegionData& d = *dp;
-    d.a = d.h * (d.P * common_);
-    d.k = d.h * d.h * (d.P * Kv_);
-    if (d.interface_weight() > 0.0) b_L_.noalias() += (d.interface_weight() * hL * hL) * (d.KF_L * v0);
+  b_L_.resize(3 * static_cast<Eigen::Index>(large_.size()));
+  for (std::size_t j = 0; j < large_.size(); ++j)  // P_L (common − h_L K v0), gathered
+    b_L_.segment<3>(3 * j) =
+        hL * (common_.segment<3>(3 * large_[j]) - hL * Kv_.segment<3>(3 * large_[j]));
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    RegionData& d = *data_[i];
+    const std::vector<Index>& verts = regions_[i].vertices;
+    d.a.resize(3 * static_cast<Eigen::Index>(verts.size()));
+    d.k.resize(d.a.size());
+    for (std::size_t j = 0; j < verts.size(); ++j) {  // P common_, P Kv_ as gathers
+      d.a.segment<3>(3 * j) = d.h * common_.segment<3>(3 * verts[j]);
+      d.k.segment<3>(3 * j) = (d.h * d.h) * Kv_.segment<3>(3 * verts[j]);
+    }
+    if (d.interface_weight() > 0.0) {
+      d.correction.noalias() = d.KF_L * v0;
+      b_L_ += (d.interface_weight() * hL * hL) * d.correction;
+    }
   }
 }
 
@@ -409,7 +420,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   for (std::size_t i = 0; i < data_.size(); ++i) {
     RegionData& d = *data_[i];
     if (large_.empty()) d.coupling.setZero(d.a.size());
-    else d.coupling.noalias() = d.K_SL * dv_L_;
+    else d.coupling.noalias() = d.K_LS.transpose() * dv_L_;  // row-wise: 3|S| dots
     d.forward(
         1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
         [&](int r, const Vector& X) {
