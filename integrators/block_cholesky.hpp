@@ -3,14 +3,16 @@
 /// come in vertex triples (3 DOFs per vertex), with L stored as dense 3 × 3 blocks.
 ///
 /// Why: the multi-rate step (Zhao et al., eq. 37 / Algorithm 1) solves with the same
-/// small factor m times in sequence; Eigen's scalar simplicial triangular solves spend
-/// about a nanosecond per non-zero on index chasing. Ordering by vertices (AMD on the
-/// vertex graph, so a vertex's three DOFs stay together) and storing L by 3 × 3 blocks
-/// does one index load per nine multiply-adds, 3–4× faster per solve here (bench:
-/// `bench_multirate table1`). The numeric factorisation is Eigen's (SimplicialLLT in
-/// the vertex order); only its storage is regrouped.
+/// small factor m times in sequence, and the large solves of eq. 34 and of the phantom
+/// ticks stream a big factor; Eigen's scalar simplicial triangular solves spend about a
+/// nanosecond per non-zero on index chasing. Ordering by vertices (AMD on the vertex
+/// graph, so a vertex's three DOFs stay together) and storing L by 3 × 3 blocks does
+/// one index load per nine multiply-adds: ~3× faster per solve at 480 unknowns, ~2× at
+/// 11 k (`bench_multirate table1`, docs/performance.md). The numeric factorisation is
+/// Eigen's (SimplicialLLT in the vertex order); only its storage is regrouped.
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
+#include <Eigen/SparseCholesky>
 #include <vector>
 
 namespace clockwork {
@@ -19,8 +21,13 @@ class VertexBlockCholesky {
  public:
   using Sparse = Eigen::SparseMatrix<double>;
 
-  /// Factorises A (3n × 3n, full symmetric storage). False if A is not numerically
-  /// positive definite or its size is not a multiple of 3.
+  /// Orders and analyses the pattern of A (3n × 3n, full symmetric storage,
+  /// compressed). False if its size is not a multiple of 3.
+  bool analyze(const Sparse& A);
+  /// Factorises A, which has the analysed pattern (same non-zeros in the same order).
+  /// False if A is not numerically positive definite.
+  bool factorize(const Sparse& A);
+  /// analyze + factorize (of a compressed copy if A is not compressed).
   bool compute(const Sparse& A);
   /// x ← A⁻¹ x (3n). Const and allocation-free: concurrent solves are safe.
   void solve_in_place(Eigen::Ref<Eigen::VectorXd> x) const;
@@ -37,6 +44,15 @@ class VertexBlockCholesky {
   std::vector<int> col_start_;  ///< block column J's blocks: [col_start_[J], col_start_[J+1])
   std::vector<int> row_;        ///< their block rows' DOF offsets (rows after J in the order)
   std::vector<Eigen::Matrix3d> block_;  ///< L_IJ
+  // Analysis, reused by factorize().
+  Sparse permuted_;              ///< A in the vertex order
+  std::vector<int> value_slot_;  ///< A's k-th stored value → permuted_'s
+  Eigen::SimplicialLLT<Sparse, Eigen::Lower, Eigen::NaturalOrdering<int>> llt_;
+  /// L's k-th stored value → its place: ≥ 0 in block_ (9 · block + r + 3 c), < 0 in
+  /// diag_raw_ (−1 − (9 J + r + 3 c)).
+  std::vector<int> l_slot_;
+  std::vector<Eigen::Matrix3d> diag_raw_;
+  bool blocks_known_ = false;
 };
 
 }  // namespace clockwork
