@@ -60,7 +60,10 @@ PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1
 # fraction of a millisecond). Cell 1.5 mm and slack_far 0.1 m/s: the ~20 same-ribbon
 # triangle pairs per triangle (gaps ~0.4 mm over eta1) would otherwise fail every
 # ~0.5 ms. Bending 1e-5 N m (a 0.08 mm plastic ribbon) against 1e-6: creases wider than
-# the mesh. Pulled at 20 cm/s for 0.5 s (10 cm per end): past the point where it jams.
+# the mesh. First-layer stiffness 20 N/m (the default here would be 3.7 N/m; the coarse
+# scene's default is 24 N/m). Pulled at 10 cm/s for 0.9 s (9 cm per end), meant to go
+# past the jam: the runs stop at ~3 cm of pull (docs/performance.md, "At the paper's
+# scale").
 # The U-turns stand on edge (TILT 90 degrees): flat, a U-turn drawn tighter is bent in
 # its own plane, and with a flat (symmetric) start the phantom's elastic solution
 # crushes its inner edge in-plane instead of buckling out of it; the first fine run
@@ -185,7 +188,8 @@ FINE_RUNTIME = ("does not run to the end: the phantom run stops at t = 0.295 s (
                 "per end, turning points 16.0 -> 10.6 cm apart, not jammed) with a pair of "
                 "neighbouring elements of ribbon B driven through 4096 penalty layers, after "
                 "4 min wall (30 s per frame) on a 2-core AMD EPYC VM at load ~5, 0 of 9 frames "
-                "intersecting; its U-turns stand on edge")
+                "intersecting; its U-turns stand on edge; explicit AVI (phantom keys removed) did not "
+                "finish its first frame in 25 min")
 
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
                "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
