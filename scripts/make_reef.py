@@ -16,14 +16,20 @@ both parts of each ribbon lie on the same side of the other ribbon's bight — t
 (with one leg over and one under at each bight it would be the granny).
 
 Each ribbon is a strip of width WIDTH across its centreline, flat across (its width
-along the horizontal normal z x tangent). The last rows at both ends of each ribbon are
+along the horizontal normal z x tangent; with TILT > 0, tilted up by TILT on its U-turn
+and the last half of the legs before it, tilt_at). The last rows at both ends of each ribbon are
 pinned and pulled by `pin_motion`: A's ends to -x, B's to +x, at PULL_SPEED.
 
-Usage: scripts/make_reef.py [OUT [RUNTIME]]   (default demos/reef.json)
+Usage: scripts/make_reef.py [OUT [RUNTIME]]          (default demos/reef.json: the coarse
+       knot, 648 vertices, 5 mm mesh, the shortened test's scene)
+       scripts/make_reef.py --fine [OUT [RUNTIME]]   (default demos/reef_fine.json: the paper's
+       scale, FINE below)
+Other options (experiments): --edge M --across N --thickness M --cell M --bending NM
+--stiffness N_PER_M --pull-speed M_PER_S --pull-time S --end-time S --frame-rate HZ.
 """
+import argparse
 import json
 import math
-import sys
 
 W = 0.035           # m, half-width of the bights (U-turn radius)
 N = 0.011           # m, half-distance of a ribbon's legs inside the other's U-turn
@@ -44,6 +50,30 @@ FRAME_RATE = 30
 # Ribbon: 0.15 kg/m², stretch stiffness E.t = 2e4 N/m, small bending.
 MATERIAL = {"area_density": 0.15, "young": 2e4, "poisson": 0.3, "bending": 1e-6}
 PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
+
+
+# The paper-scale knot (--fine): 10 cells across (1 mm) and 1.1 mm along, 10714 vertices
+# against the paper's 10642, so that a ribbon can twist and fold across its width at
+# more than the mesh scale. The contact layer is thinned with the mesh: eta1 must stay
+# well below the ~0.7 edge between neighbouring, non-adjacent triangles of a flat ribbon
+# (they would touch at rest, and every such pair's slab certificate would fail within a
+# fraction of a millisecond). Cell 1.5 mm and slack_far 0.1 m/s: the ~20 same-ribbon
+# triangle pairs per triangle (gaps ~0.4 mm over eta1) would otherwise fail every
+# ~0.5 ms. Bending 1e-5 N m (a 0.08 mm plastic ribbon) against 1e-6: creases wider than
+# the mesh. First-layer stiffness 20 N/m (the default here would be 3.7 N/m; the coarse
+# scene's default is 24 N/m). Pulled at 10 cm/s for 0.9 s (9 cm per end), meant to go
+# past the jam: the runs stop at ~3 cm of pull (docs/performance.md, "At the paper's
+# scale").
+# The U-turns stand on edge (TILT 90 degrees): flat, a U-turn drawn tighter is bent in
+# its own plane, and with a flat (symmetric) start the phantom's elastic solution
+# crushes its inner edge in-plane instead of buckling out of it; the first fine run
+# (flat) stopped at 0.14 s with an edge-edge pair of adjacent rows in a U-turn through
+# 4096 layers. On edge, tightening a U-turn bends the ribbon out of its plane.
+FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLACK_FAR": 0.1,
+        "PULL_SPEED": 0.1, "PULL_TIME": 0.9, "END_TIME": 0.9, "TILT": 0.5 * math.pi, "STIFFNESS": 20.0}
+FINE_BENDING = 1e-5
+TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
+STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
 
 
 def ya(x):
@@ -90,11 +120,21 @@ def resample(pts, edge):
     return out
 
 
+def tilt_at(p):
+    """Angle of the ribbon's width above the horizontal at centreline point p (ribbon A):
+    0 (flat) on the legs up to x = D/2, TILT on the U-turn, a smoothstep between."""
+    if TILT == 0:
+        return 0.0
+    t = min(max((p[0] - 0.5 * D) / (0.5 * D), 0.0), 1.0)
+    return TILT * t * t * (3 - 2 * t)
+
+
 def strip(centre, flip):
     """Vertices (row k, column i: index k (ACROSS + 1) + i) and triangles of a strip
     WIDTH wide across the centreline, flat across."""
     verts, tris = [], []
     m = len(centre)
+    tilt = [tilt_at(p) for p in centre]
     for k in range(m):
         p = centre[max(k - 1, 0)]
         q = centre[min(k + 1, m - 1)]
@@ -103,7 +143,9 @@ def strip(centre, flip):
         nx, ny = -ty / norm, tx / norm        # z x t, horizontal
         for i in range(ACROSS + 1):
             s = WIDTH * (i / ACROSS - 0.5)
-            x, y, z = centre[k][0] + s * nx, centre[k][1] + s * ny, centre[k][2]
+            c, e = math.cos(tilt[k]), math.sin(tilt[k])
+            x, y, z = (centre[k][0] + s * c * nx, centre[k][1] + s * c * ny,
+                       centre[k][2] + s * e)
             if flip:
                 x, y, z = -x, -y, -z
             verts.append([round(x, 7), round(y, 7), round(z, 7)])
@@ -141,22 +183,52 @@ def ribbon(name, flip):
 RUNTIME = ("phantom 15 s wall (1.0 s per frame), explicit AVI (phantom keys removed) 118 s "
            "(7.9 s per frame) on a 2-core AMD EPYC VM at load ~5; 0 intersecting frames in both")
 
+# Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
+FINE_RUNTIME = ("does not run to the end: the phantom run stops at t = 0.295 s (2.95 cm of pull "
+                "per end, turning points 16.0 -> 10.6 cm apart, not jammed) with a pair of "
+                "neighbouring elements of ribbon B driven through 4096 penalty layers, after "
+                "4 min wall (30 s per frame) on a 2-core AMD EPYC VM at load ~5, 0 of 9 frames "
+                "intersecting; its U-turns stand on edge; explicit AVI (phantom keys removed) did not "
+                "finish its first frame in 25 min")
+
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
-               "ribbons (1 cm wide, VERTS vertices in all) tied loosely in a reef knot — two "
+               "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
                "interlocking bights, both parts of each ribbon on the same side of the "
                "other's bight — and pulled tight by their scripted ends (A's to -x, B's to "
-               "+x, 8 cm/s each, 4 cm in all); no gravity; phantom integrator at h_imp = 1e-3 s. Full "
+               "+x, SPEED cm/s each, PULL cm in all); no gravity; phantom integrator at h_imp = 1e-3 s. Full "
                "run (END s, FRAMES frames): RUNTIME. Generated by scripts/make_reef.py.")
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "demos/reef.json"
-    runtime = sys.argv[2] if len(sys.argv) > 2 else RUNTIME
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("runtime", nargs="?")
+    ap.add_argument("--fine", action="store_true")
+    for opt in ("edge", "thickness", "cell", "bending", "stiffness", "pull_speed", "pull_time",
+                "end_time"):
+        ap.add_argument("--" + opt.replace("_", "-"), type=float)
+    ap.add_argument("--across", type=int)
+    ap.add_argument("--frame-rate", type=int)
+    args = ap.parse_args()
+    g = globals()
+    if args.fine:
+        g.update(FINE)
+        MATERIAL["bending"] = FINE_BENDING
+    for opt in ("edge", "across", "thickness", "cell", "stiffness", "pull_speed", "pull_time",
+                "end_time", "frame_rate"):
+        if getattr(args, opt) is not None:
+            g[opt.upper()] = getattr(args, opt)
+    if args.bending is not None:
+        MATERIAL["bending"] = args.bending
+    out = args.out or ("demos/reef_fine.json" if args.fine else "demos/reef.json")
+    runtime = args.runtime or (FINE_RUNTIME if args.fine else RUNTIME)
     bodies = [ribbon("ribbonA", False), ribbon("ribbonB", True)]
     verts = sum(len(b["shape"]["vertices"]) for b in bodies)
     scene = {
         "name": "reef",
         "description": DESCRIPTION.replace("VERTS", str(verts)).replace("END", str(END_TIME))
+        .replace("MESH", f"{ACROSS} cells across, {EDGE * 1000:g} mm edges along")
+        .replace("SPEED", f"{PULL_SPEED * 100:g}").replace("PULL", f"{PULL_SPEED * PULL_TIME * 100:g}")
         .replace("FRAMES", str(int(END_TIME * FRAME_RATE) + 1)).replace("RUNTIME", runtime),
         "end_time": END_TIME,
         "frame_rate": FRAME_RATE,
@@ -164,6 +236,8 @@ def main():
         "contact": {"thickness": THICKNESS, "friction": 0.3, "cell_size": CELL,
                     "slack_far": SLACK_FAR},
     }
+    if STIFFNESS is not None:
+        scene["contact"]["stiffness"] = STIFFNESS
     with open(out, "w") as f:
         json.dump(scene, f, separators=(",", ":"))
         f.write("\n")

@@ -257,6 +257,16 @@ TEST_CASE("reef knot demo, shortened: the ends pull the bights together, no inte
   }
 }
 
+TEST_CASE("reef knot at the paper's scale: demos/reef_fine.json loads, 10714 vertices, no intersecting input") {
+  // scripts/make_reef.py --fine: its runs (minutes per run) are reported in
+  // docs/performance.md; the physics of the knot is asserted on the coarse scene above.
+  Scene scene = build(demo_json("reef_fine.json"));  // build() refuses intersecting input
+  REQUIRE(scene.bodies.size() == 2u);
+  CHECK(scene.bodies[0].vertex_count + scene.bodies[1].vertex_count == 10714);
+  CHECK(scene.phantoms.size() == 2u);
+  CHECK(intersections_at(scene, 0.0) == 0u);
+}
+
 TEST_CASE("cape demo, shortened: the whole cape, no intersecting triangles, strain below 5 %, blown behind the character") {
   // demos/cape.json (scripts/make_cape.py) with all its 5852 cape vertices, to 0.02 s
   // (explicit AVI at its 9.5e-6 s periods takes most of the time): the head wind,
