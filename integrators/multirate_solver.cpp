@@ -315,8 +315,9 @@ void MultirateSolver::factor() {
     schur_.setFromTriplets(t.begin(), t.end());  // duplicates summed: A^L − corrections
     if (settings_.symmetric_schur) {
       const Sparse sym = 0.5 * (schur_ + Sparse(schur_.transpose()));
-      if (!schur_block_) schur_block_ = std::make_unique<VertexBlockCholesky>();
-      if (schur_block_->compute(sym)) {
+      if (!schur_block_ && settings_.block_cholesky)
+        schur_block_ = std::make_unique<VertexBlockCholesky>();
+      if (schur_block_ && schur_block_->compute(sym)) {
         factored_ = true;
         timings_.factor += seconds_since(t0);
         return;

@@ -78,6 +78,10 @@ struct MultirateSettings {
   /// (H^SS)⁻¹ is a function of M⁻¹K^SS times M⁻¹, and H^LS, H^SL are multiples of
   /// K^LS = (K^SL)ᵀ), so this is exact and its solve is cheaper (test_multirate).
   bool symmetric_schur = false;
+  /// Symmetric H^LL*: factored by the vertex-block Cholesky (block_cholesky.hpp; LDLᵀ if
+  /// it is not positive definite) or by Eigen's scalar LDLᵀ. The block solve is ~2×
+  /// faster here; docs/performance.md's Table 1 analogue reports both.
+  bool block_cholesky = true;
   MultirateCoupling coupling = MultirateCoupling::Conservative;
 };
 

@@ -190,12 +190,14 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     source.use_backward_euler(f.at("h").positive(), s);
     return;
   }
-  f.expect_keys({"h_L", "regions", "symmetric", "coupling"});
+  f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling"});
   MultirateSettings s;
   s.h_L = f.at("h_L").positive();
   s.rayleigh_alpha = material.rayleigh_alpha;
   s.rayleigh_beta = material.rayleigh_beta;
   if (auto sym = f.find("symmetric")) s.symmetric_schur = sym->boolean();
+  if (auto k = f.find("symmetric_solver"))
+    s.block_cholesky = k->choice({"block_cholesky", "ldlt"}) == "block_cholesky";
   if (auto c = f.find("coupling"))
     s.coupling = c->choice({"conservative", "paper"}) == "paper" ? MultirateCoupling::Paper
                                                                  : MultirateCoupling::Conservative;

@@ -109,6 +109,10 @@ TEST_CASE("multirate: the Schur path equals a direct sparse LU solve of eq. 23")
     MultirateStep approx;
     sym.step(b.x0, b.v0, b.f_ext, approx);
     CHECK(relative(end_velocity(b, approx), end_velocity(b, schur)) < 1e-10);
+    s.block_cholesky = false;  // Eigen's LDLᵀ instead of the vertex-block Cholesky
+    MultirateSolver ldlt(*b.model, {{"end", end_vertices(b, 0.2), 5}, {"mid", mid, 3}}, b.fixed, s);
+    ldlt.step(b.x0, b.v0, b.f_ext, approx);
+    CHECK(relative(end_velocity(b, approx), end_velocity(b, schur)) < 1e-10);
   }
 }
 

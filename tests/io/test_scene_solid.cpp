@@ -150,6 +150,10 @@ TEST_CASE("solid scenes: bad input is named") {
     doc["bodies"][0]["zhao"]["coupling"] = "midpoint";
     CHECK(error_of(doc).find("test.json: /bodies/0/zhao/coupling: expected one of 'conservative', "
                              "'paper'") == 0);
+    doc["bodies"][0]["zhao"].erase("coupling");
+    doc["bodies"][0]["zhao"]["symmetric_solver"] = "cholmod";
+    CHECK(error_of(doc).find("test.json: /bodies/0/zhao/symmetric_solver: expected one of "
+                             "'block_cholesky', 'ldlt'") == 0);
   }
   {
     json doc = bar_scene("zhao");
