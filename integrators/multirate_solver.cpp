@@ -17,9 +17,10 @@ namespace clockwork {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+double seconds_between(Clock::time_point t0, Clock::time_point t1) {
+  return std::chrono::duration<double>(t1 - t0).count();
 }
+double seconds_since(Clock::time_point t0) { return seconds_between(t0, Clock::now()); }
 
 using Triplets = std::vector<Eigen::Triplet<double>>;
 
@@ -315,17 +316,14 @@ void MultirateSolver::factor() {
     schur_.setFromTriplets(t.begin(), t.end());  // duplicates summed: A^L − corrections
     if (settings_.symmetric_schur) {
       const Sparse sym = 0.5 * (schur_ + Sparse(schur_.transpose()));
-      if (!schur_block_ && settings_.block_cholesky)
+      if (settings_.block_cholesky && !schur_block_)
         schur_block_ = std::make_unique<VertexBlockCholesky>();
-      if (schur_block_ && schur_block_->compute(sym)) {
-        factored_ = true;
-        timings_.factor += seconds_since(t0);
-        return;
+      if (schur_block_ && !schur_block_->compute(sym)) schur_block_.reset();  // not SPD
+      if (!schur_block_) {
+        schur_ldlt_.compute(sym);
+        if (schur_ldlt_.info() != Eigen::Success)
+          throw std::runtime_error("multirate: symmetric H^LL* factorisation failed");
       }
-      schur_block_.reset();
-      schur_ldlt_.compute(sym);
-      if (schur_ldlt_.info() != Eigen::Success)
-        throw std::runtime_error("multirate: symmetric H^LL* factorisation failed");
     } else {
       schur_.makeCompressed();
       schur_lu_.compute(schur_);
@@ -384,7 +382,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
   const std::size_t n3 = 3 * model_.vertex_count();
   rhs(x0, v0, f_ext);
   const auto t_rhs = Clock::now();
-  timings_.rhs += std::chrono::duration<double>(t_rhs - t0).count();
+  timings_.rhs += seconds_between(t0, t_rhs);
   // eq. 36 on the interface rows (the only non-zero rows of H^LS).
   b_star_ = b_L_;
   for (auto& dp : data_) {
@@ -396,7 +394,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
     for (std::size_t j = 0; j < d.J.size(); ++j) b_star_[d.J[j]] -= d.correction[j];
   }
   const auto t1 = Clock::now();
-  timings_.schur_rhs += std::chrono::duration<double>(t1 - t_rhs).count();
+  timings_.schur_rhs += seconds_between(t_rhs, t1);
   // eq. 34.
   if (!large_.empty()) {
     if (schur_block_) {
@@ -440,17 +438,22 @@ void MultirateSolver::substep(std::size_t region, const Vector& x, const Vector&
   assert(factored_ && x.size() == x0_.size() && v.size() == x0_.size());
   RegionData& d = *data_.at(region);
   const double h = d.h;
+  const std::vector<Index>& verts = regions_[region].vertices;
+  d.sub.resize(3 * static_cast<Eigen::Index>(verts.size()));
+  for (std::size_t j = 0; j < verts.size(); ++j) {  // P (f_ext − f_int(x_0) − α M v), gathered
+    const Eigen::Index o = 3 * static_cast<Eigen::Index>(verts[j]);
+    d.sub.segment<3>(3 * j) = f_ext.segment<3>(o) - f_int0_.segment<3>(o) -
+                              settings_.rayleigh_alpha * mass3_[o] * v.segment<3>(o);
+  }
   uv_.resize(x.size(), 2);
   uv_.col(0) = x - x0_;
   uv_.col(1) = v;
-  d.sub.noalias() = d.P * (f_ext - f_int0_ - settings_.rayleigh_alpha * mass3_.cwiseProduct(v));
   d.coupling.noalias() = d.K_S * uv_.col(0);
   d.sub -= d.coupling;
   d.coupling.noalias() = d.K_S * uv_.col(1);
   d.sub -= (settings_.rayleigh_beta + h) * d.coupling;
   d.sub *= h;
   d.chol.solve_in_place(d.sub);
-  const std::vector<Index>& verts = regions_[region].vertices;
   for (std::size_t j = 0; j < verts.size(); ++j) dv.segment<3>(3 * verts[j]) = d.sub.segment<3>(3 * j);
 }
 

@@ -134,13 +134,12 @@ double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
   assert(r >= 1 && r < region.m);
   char& off = coarse_.off_plan_[slot];
   if (!off) off = left_plan(slot, r, kernel.state());
+  dv_.resize(coarse_.x_.size());  // only the region's entries are written and read
   if (off) {
     coarse_.gather(kernel.state(), time);
-    dv_.resize(coarse_.x_.size());
     coarse_.multirate_->substep(slot, coarse_.x_, coarse_.v_, coarse_.f_ext_, dv_);
     ++coarse_.counters_.resolved_substeps;
   } else {
-    dv_.resize(coarse_.x_.size());
     for (Index a : region.vertices) dv_.segment<3>(3 * a) = (dv[r] - dv[r - 1]).segment<3>(3 * a);
   }
   coarse_.kick(kernel, time, dv_, region.vertices);
