@@ -10,8 +10,10 @@ double ImplicitTickSolver::energy(const TickProblem& p, const Eigen::VectorXd& x
   const std::size_t n = p.mass->size();
   for (std::size_t a = 0; a < n; ++a)
     if ((*p.free)[a]) kinetic += (*p.mass)[a] * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)).squaredNorm();
+  double planes = 0.0;
+  for (const TickPlane& c : p.planes) planes += c.value(x);
   mid_ = 0.5 * (p.q_tilde + x);
-  return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_) + damping_term(p, x, nullptr);
+  return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_) + damping_term(p, x, nullptr) + planes;
 }
 
 double ImplicitTickSolver::damping_term(const TickProblem& p, const Eigen::VectorXd& x,
@@ -37,6 +39,7 @@ void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x
     g.segment<3>(3 * a) = (*p.mass)[a] / (p.h * p.h) * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)) +
                           0.5 * grad_v_.segment<3>(3 * a);
   }
+  for (const TickPlane& c : p.planes) c.add_gradient(x, g, [&](Index a) { return (*p.free)[a]; });
   if (settings_.rayleigh_beta > 0.0) {
     damping_term(p, x, &g);
     for (std::size_t a = 0; a < n; ++a)
@@ -64,6 +67,15 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
       const auto i = static_cast<Eigen::Index>(3 * a + r);
       hessian_.coeffRef(i, i) += (*p.mass)[a] / (p.h * p.h);
     }
+  // A plane's blocks couple vertices of one triangle, whose membrane element already
+  // holds them: the pattern stays the analysed one.
+  for (const TickPlane& c : p.planes)
+    c.add_hessian(
+        x, [&](Index a) { return free[a]; },
+        [&](Index a, Index b, const Mat3& H) {
+          for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
+        });
   if (!analyzed_) {
     llt_.analyzePattern(hessian_);
     analyzed_ = true;
@@ -120,7 +132,8 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   Eigen::VectorXd g, d, z, z_old, g_old;
   gradient(p, x, g);
   double e = energy(p, x);
-  bool refreshed = false;
+  int since_factor = 0;        // iterations since the factor was made or the tick began
+  bool factor_fresh = refresh;  // the factor was made at this tick's current iterate
   if (refresh) {
     factor(p, x);
     ticks_since_refresh_ = 0;
@@ -154,12 +167,17 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       break;
     }
     const double alpha = line_search(p, x, g, d, e);
-    // NCG with a stale preconditioner can stall: refactor at the current iterate
-    // once (a failed line search, or `stall_iterations` without convergence) and restart.
-    const bool stalled =
-        !newton && (alpha == 0.0 || report.iterations + 1 == settings_.stall_iterations);
-    if (stalled && !refreshed) {
-      refreshed = true;
+    // NCG with a stale preconditioner can stall: refactor at the current iterate (a
+    // failed line search, or `stall_iterations` since the last factorisation without
+    // convergence) and restart. A line search that fails on a fresh factor ends the tick.
+    const bool failed_on_fresh = alpha == 0.0 && factor_fresh;
+    factor_fresh = false;
+    ++since_factor;
+    const bool stalled = !newton && !failed_on_fresh &&
+                         (alpha == 0.0 || since_factor == settings_.stall_iterations);
+    if (stalled) {
+      since_factor = 0;
+      factor_fresh = true;
       factor(p, x);
       ticks_since_refresh_ = 1;
       gradient(p, x, g);
@@ -167,7 +185,10 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       d = -z;
       z_old = z;
       g_old = g;
-      if (alpha == 0.0 && line_search(p, x, g, d, e) == 0.0) break;
+      if (alpha == 0.0) {
+        if (line_search(p, x, g, d, e) == 0.0) break;
+        factor_fresh = false;
+      }
     } else if (alpha == 0.0) {
       break;
     }

@@ -17,6 +17,7 @@
 /// can pump energy into the mesh-scale modes of stiff, strongly curved shells
 /// (docs/phantom.md). Prescribed (pinned)
 /// vertices are removed from the unknowns: their x is given (Baraff–Witkin's filter).
+/// P_c: optional one-sided obstacle planes on the landing point (tick_plane.hpp).
 ///
 /// Solvers (lecture-implicit-euler-methods.md): projected Newton (element Hessians
 /// projected to PSD, sparse Cholesky, backtracking Armijo line search) and nonlinear
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "integrators/body_potential.hpp"
+#include "integrators/tick_plane.hpp"
 
 namespace clockwork {
 
@@ -42,7 +44,7 @@ struct ImplicitSolverSettings {
   int max_iterations = 200;
   int refresh = 50;  ///< NCG: ticks between preconditioner refactorisations
   /// NCG: iterations without convergence after which a tick refactors its
-  /// preconditioner at the current iterate (once per tick).
+  /// preconditioner at the current iterate, and again after as many more.
   int stall_iterations = 20;
   double rayleigh_beta = 0.0;  ///< s: D = β K_mat (0: undamped, the paper's integrator)
 };
@@ -52,6 +54,9 @@ struct TickProblem {
   const std::vector<double>* mass = nullptr;  ///< full lumped masses
   const std::vector<bool>* free = nullptr;    ///< per vertex: an unknown
   Eigen::VectorXd y, q_tilde;                 ///< 3n
+  /// Obstacle planes the landing point must respect (tick_plane.hpp); their
+  /// penalties are added to E. Empty unless the body sees obstacles in its ticks.
+  std::vector<TickPlane> planes;
 };
 
 struct TickReport {
@@ -79,8 +84,8 @@ class ImplicitTickSolver {
   double energy(const TickProblem& p, const Eigen::VectorXd& x);
   /// ∇E with prescribed entries zeroed.
   void gradient(const TickProblem& p, const Eigen::VectorXd& x, Eigen::VectorXd& g);
-  /// Factors M/h² + ¼ H_V((q̃ + x)/2), prescribed rows and columns replaced by the
-  /// identity (scaled by m/h²).
+  /// Factors M/h² + ¼ H_V((q̃ + x)/2) (+ D/h, + the planes pushing at x), prescribed
+  /// rows and columns replaced by the identity (scaled by m/h²).
   bool factor(const TickProblem& p, const Eigen::VectorXd& x);
   /// Backtracking Armijo along d from x with energy e; returns the step taken (0:
   /// none) and leaves x and e at the accepted point.

@@ -98,6 +98,7 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
                                    (0.5 * h_ * h_ / mass_[a]) * g_prev_.segment<3>(3 * a);
     x_.segment<3>(3 * a) = qt + h_ * vt;  // the phantom's free flight: the initial guess
   }
+  find_obstacle_planes(s, time);
   const auto start = std::chrono::steady_clock::now();
   const TickReport report = solver_->solve(problem_, x_);
   counters_.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -135,15 +136,20 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     free_mass += mass_[a];
   }
   potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+  std::size_t pushing = 0;
+  for (const TickPlane& c : problem_.planes) pushing += c.violation(x_) > 0.0;
+  counters_.obstacle_planes += problem_.planes.size();
+  counters_.pushing_planes += pushing;
   if (all_free) {
     Vec3 g_sum = Vec3::Zero();
     for (std::size_t a = 0; a < n; ++a) g_sum += g_prev_.segment<3>(3 * a);
-    // Exact condition: Σ m (x − y) = −(h²/2) Σ g.
-    const Vec3 shift = (-(0.5 * h_ * h_) * g_sum - residual) / free_mass;
+    // Exact condition: Σ m (x − y) = −(h²/2) Σ g + h² Σ f_planes.
+    const Vec3 shift = (-(0.5 * h_ * h_) * g_sum + h_ * h_ * plane_force() - residual) / free_mass;
     for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
     // Angular momentum likewise (header): the rotation moves the interval midpoint, so
-    // ∇V is re-evaluated there and the (second-order) remainder cancelled again.
-    for (int pass = 0; pass < 3 && cancel_constraint_torque(s); ++pass) {
+    // ∇V is re-evaluated there and the (second-order) remainder cancelled again. Not
+    // through an obstacle contact, which exerts a torque of its own.
+    for (int pass = 0; pass < 3 && pushing == 0 && cancel_constraint_torque(s); ++pass) {
       potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
       if (pass == 0) ++counters_.torque_corrections;
     }
@@ -158,6 +164,54 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   }
   ++tick_;
   return t0_ + static_cast<double>(tick_) * h_;
+}
+
+void PhantomSource::find_obstacle_planes(const VertexState& s, double time) {
+  problem_.planes.clear();
+  if (!obstacles_) return;
+  const double clearance = obstacle_settings_.clearance;
+  // How far a surface point can get from where it is: both copies' velocities over a
+  // tick, doubled, plus the clearance on either side.
+  double speed = 0.0;
+  for (std::size_t a = 0; a < vertices_.size(); ++a)
+    if (free_[a])
+      speed = std::max({speed, s.velocity(vertices_[a]).norm(), v_tilde_.segment<3>(3 * a).norm()});
+  obstacles_(time, 2.0 * (clearance + h_ * speed), features_);
+  for (const ObstacleFeature& f : features_) {
+    Vec3 y = Vec3::Zero();
+    double inverse_mass = 0.0;
+    bool any_free = false;
+    for (int i = 0; i < 3; ++i) {
+      if (f.weights[i] == 0.0) continue;
+      const Index a = f.vertices[i];
+      y += f.weights[i] * s.position(vertices_[a]);
+      inverse_mass += f.weights[i] * f.weights[i] / mass_[a];
+      any_free = any_free || free_[a];
+    }
+    const Vec3 d = y - f.point;
+    const double distance = d.norm();
+    // The layers keep the primary off the obstacle; a point on it has no side.
+    if (!any_free || !(distance > 1e-12 * (1.0 + y.norm()))) continue;
+    TickPlane plane;
+    plane.vertices = f.vertices;
+    plane.weights = f.weights;
+    plane.normal = d / distance;
+    plane.offset = plane.normal.dot(f.point + h_ * f.velocity) + clearance;
+    // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹.
+    plane.stiffness = obstacle_settings_.stiffness / (inverse_mass * h_ * h_);
+    problem_.planes.push_back(plane);
+  }
+}
+
+Vec3 PhantomSource::plane_force() const {
+  Vec3 f = Vec3::Zero();
+  for (const TickPlane& c : problem_.planes) {
+    double free_weight = 0.0;  // the share of the force on unknowns (pins take the rest)
+    for (int i = 0; i < 3; ++i)
+      if (c.weights[i] != 0.0 && free_[c.vertices[i]]) free_weight += c.weights[i];
+    f += free_weight * c.stiffness * c.violation(x_) * c.normal;
+  }
+  return f;
 }
 
 bool PhantomSource::cancel_constraint_torque(const VertexState& s) {

@@ -22,6 +22,7 @@
 #include "engine/kinematic_script.hpp"
 #include "io/json_reader.hpp"
 #include "contact/intersection_check.hpp"
+#include "contact/obstacle_proximity.hpp"
 #include "io/mesh.hpp"
 #include "io/scene_contact.hpp"
 #include "io/scene_solid.hpp"
@@ -446,6 +447,8 @@ class SceneBuilder {
   struct PhantomSettings {
     double h_imp = 0.0;
     ImplicitSolverSettings solver;
+    bool obstacle_contact = false;
+    TickObstacleSettings obstacles;
   };
 
   std::optional<PhantomSettings> read_phantom(const JsonField& b, bool springs) {
@@ -458,7 +461,7 @@ class SceneBuilder {
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
     const JsonField f = b.at("phantom");
     f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "stall_iterations",
-                   "rayleigh_beta"});
+                   "rayleigh_beta", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
     if (auto k = f.find("solver"))
@@ -470,6 +473,20 @@ class SceneBuilder {
     if (auto st = f.find("stall_iterations"))
       p.solver.stall_iterations = static_cast<int>(st->integer_in(1, 100000));
     if (auto d = f.find("rayleigh_beta")) p.solver.rayleigh_beta = d->non_negative();
+    if (auto o = f.find("obstacle_contact")) {
+      p.obstacle_contact = o->boolean();
+      if (p.obstacle_contact && !contact_) o->fail("needs a \"contact\" object in the scene");
+      if (p.obstacle_contact && b.has("collide") && !b.at("collide").boolean())
+        o->fail("needs a colliding body (\"collide\": false)");
+    }
+    if (auto k = f.find("obstacle_stiffness")) {
+      if (!p.obstacle_contact) k->fail("needs \"obstacle_contact\": true");
+      p.obstacles.stiffness = k->positive();
+    }
+    if (auto c = f.find("obstacle_clearance")) {
+      if (!p.obstacle_contact) c->fail("needs \"obstacle_contact\": true");
+      p.obstacles.clearance = c->positive();
+    }
     return p;
   }
 
@@ -503,6 +520,7 @@ class SceneBuilder {
     s.count += 1;
     s.min_period = std::min(s.min_period, settings.h_imp);
     s.max_period = std::max(s.max_period, settings.h_imp);
+    if (settings.obstacle_contact) tick_obstacles_.push_back({src.get(), settings.obstacles, scene_.bodies.size()});
     sources_.phantoms.push_back(std::move(src));
   }
 
@@ -597,6 +615,39 @@ class SceneBuilder {
             {b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]}, group);
     }
     scene_.contact->start();
+    if (!tick_obstacles_.empty()) give_ticks_obstacles(params);
+  }
+
+  /// Phantom bodies with `obstacle_contact` see the obstacles in their ticks
+  /// (docs/phantom.md "Obstacles in the tick"): landing points keep 2 η(1) off them
+  /// unless the scene says otherwise.
+  void give_ticks_obstacles(const ContactParameters& params) {
+    std::vector<std::array<Index, 3>> triangles;
+    for (const Body& b : scene_.bodies)
+      if (b.obstacle)
+        for (const auto& t : b.triangles)
+          triangles.push_back({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+    auto grid = std::make_shared<ObstacleProximity>(std::move(triangles), 8.0 * params.eta1);
+    const VertexState& state = scene_.kernel->state();
+    for (TickObstacles& t : tick_obstacles_) {
+      const Body& body = scene_.bodies[t.body];
+      const Index first = body.first_vertex;
+      std::vector<std::array<Index, 3>> surface;
+      for (const auto& tri : body.triangles) surface.push_back({first + tri[0], first + tri[1], first + tri[2]});
+      if (!(t.settings.clearance > 0.0)) t.settings.clearance = 2.0 * params.eta1;
+      const double h = t.source->h_imp();
+      t.source->set_obstacles(
+          [grid, &state, h, first, surface = OwnedTriangles(std::move(surface)),
+           found = std::vector<ObstacleContact>()](double time, double reach,
+                                                   std::vector<ObstacleFeature>& out) mutable {
+            grid->find(state, time, surface, reach + h * grid->max_speed(), found);
+            out.clear();
+            for (const ObstacleContact& c : found)
+              out.push_back({{c.vertices[0] - first, c.vertices[1] - first, c.vertices[2] - first},
+                             c.weights, c.point, c.velocity});
+          },
+          t.settings);
+    }
   }
 
   /// Contact cannot repair an initial state that already intersects: refuse it,
@@ -867,6 +918,13 @@ class SceneBuilder {
   std::uint64_t seed_ = 0;
   Vec3 gravity_ = Vec3::Zero();
   Wind wind_;
+  /// Phantom bodies whose ticks see the obstacles, with their settings and body index.
+  struct TickObstacles {
+    PhantomSource* source;
+    TickObstacleSettings settings;
+    std::size_t body;
+  };
+  std::vector<TickObstacles> tick_obstacles_;
   /// Pins a script releases: global vertex -> its mass after the release.
   std::map<Index, double> releasable_;
 };

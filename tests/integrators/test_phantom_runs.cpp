@@ -191,3 +191,76 @@ TEST_CASE("stiff cloth: explicit needs h <= 1e-6 s, the phantom is stable at 1e-
 
 }  // namespace
 }  // namespace clockwork
+
+namespace clockwork {
+namespace {
+
+/// A stiff phantom cloth dropped on a ball obstacle at 0.5 m/s, with or without the
+/// obstacle planes in its ticks; returns the largest edge strain over 0.3 s and checks
+/// every 10 ms that no triangles intersect.
+struct DrapeResult {
+  double strain = 0.0;
+  int deepest_layer = 0;
+  double pushing_planes_per_tick = 0.0;
+};
+DrapeResult drape_on_ball(bool obstacle_contact) {
+  nlohmann::json ph = {{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6}, {"rayleigh_beta", 1e-4}};
+  if (obstacle_contact) ph["obstacle_contact"] = true;
+  nlohmann::json body = test::phantom_cloth("cloth", 16, 0.3, Vec3(0, 0, 0.09), 5e4, ph);
+  body["material"]["bending"] = 1e-3;
+  body["velocity"] = {{"linear", {0.0, 0.0, -0.5}}};
+  const nlohmann::json ball = {
+      {"name", "ball"}, {"shape", {{"type", "sphere"}, {"center", {0, 0, 0}}, {"radius", 0.08}, {"subdivisions", 2}}}};
+  Scene scene = build({{"name", "drape"}, {"end_time", 1.0}, {"frame_rate", 30}, {"gravity", {0, 0, -9.81}},
+                       {"bodies", {body}}, {"contact", {{"friction", 0.3}}}, {"obstacles", {ball}}});
+  Kernel& k = *scene.kernel;
+  std::vector<std::array<Index, 3>> tris;
+  for (const Body& b : scene.bodies)
+    for (const auto& t : b.triangles)
+      tris.push_back({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+  const Body& cloth_body = scene.bodies[0];
+  std::vector<std::pair<Index, Index>> edges;
+  std::vector<double> rest;
+  for (const auto& t : cloth_body.triangles)
+    for (int e = 0; e < 3; ++e) {
+      const Index a = t[e], b = t[(e + 1) % 3];
+      edges.emplace_back(a, b);
+      rest.push_back((k.state().position(a) - k.state().position(b)).norm());
+    }
+  DrapeResult r;
+  for (int i = 1; i <= 30; ++i) {
+    const double t = 0.01 * i;
+    k.run_until(t);
+    std::vector<Vec3> x;
+    for (Index a = 0; a < k.state().size(); ++a) x.push_back(k.state().position_at(a, t));
+    REQUIRE(find_intersections(x, tris).empty());
+    for (std::size_t e = 0; e < edges.size(); ++e)
+      r.strain = std::max(r.strain, (x[edges[e].first] - x[edges[e].second]).norm() / rest[e] - 1.0);
+  }
+  const PhantomCounters& c = scene.phantoms[0]->counters();
+  CHECK(c.unconverged == 0);
+  r.deepest_layer = scene.contact->counters().deepest_layer_ever;
+  r.pushing_planes_per_tick = double(c.pushing_planes) / double(c.ticks);
+  MESSAGE("obstacle planes " << obstacle_contact << ": strain " << r.strain << ", deepest layer "
+                             << r.deepest_layer << ", pushing planes per tick " << r.pushing_planes_per_tick
+                             << ", " << double(c.iterations) / double(c.ticks) << " iterations per tick");
+  return r;
+}
+
+TEST_CASE("a stiff cloth dropped on a ball: obstacle planes in the tick keep it from kinking on the layers") {
+  // The tick's elastic solution ignores obstacles unless told (docs/phantom.md
+  // "Obstacles in the tick"): it drapes the phantom through the ball, the layers push
+  // the half-mass primary back out every tick, and the cloth kinks where they fight
+  // (measured 4.5 % edge strain, layer 4). With the planes the landing points stay
+  // 2 η(1) off the ball: 0.15 %, no layer needed.
+  const DrapeResult off = drape_on_ball(false);
+  const DrapeResult on = drape_on_ball(true);
+  CHECK(on.pushing_planes_per_tick > 1.0);  // the ball was met
+  CHECK(on.strain < 0.005);
+  CHECK(on.deepest_layer <= 1);
+  CHECK(off.strain > 5.0 * on.strain);
+  CHECK(off.deepest_layer > on.deepest_layer);
+}
+
+}  // namespace
+}  // namespace clockwork

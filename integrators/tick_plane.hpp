@@ -1,0 +1,59 @@
+#pragma once
+/// Obstacle contact seen by an implicit tick (docs/phantom.md "Obstacles in the
+/// tick"): a point of the body's surface, y(x) = Σ_i w_i x_i (a vertex, a point of an
+/// edge or of a face, at the tick's landing positions x), must stay on the outer side
+/// of a plane,
+///   n · y(x) ≥ offset,  offset = n · p(t + h) + clearance,
+/// n the direction from the obstacle's closest point p to the surface point at the
+/// tick's start, p(t + h) that point carried with the obstacle to the tick's end. It
+/// enters the tick's energy as the one-sided quadratic penalty
+///   P(x) = (k/2) max(0, offset − n · y(x))²,
+/// value, gradient and Hessian below from the same violation; C¹, piecewise quadratic.
+#include <algorithm>
+#include <array>
+
+#include "engine/types.hpp"
+
+namespace clockwork {
+
+struct TickPlane {
+  std::array<Index, 3> vertices{};  ///< local indices; entries with zero weight unused
+  Vec3 weights = Vec3(1.0, 0.0, 0.0);
+  Vec3 normal = Vec3::UnitZ();
+  double offset = 0.0;
+  double stiffness = 0.0;  ///< k, N/m
+
+  double violation(const Eigen::VectorXd& x) const {
+    double height = 0.0;
+    for (int i = 0; i < 3; ++i)
+      if (weights[i] != 0.0) height += weights[i] * normal.dot(x.segment<3>(3 * vertices[i]));
+    return std::max(0.0, offset - height);
+  }
+  double value(const Eigen::VectorXd& x) const {
+    const double v = violation(x);
+    return 0.5 * stiffness * v * v;
+  }
+  /// Adds ∂P/∂x_i = −k v w_i n to g, for the vertices with `take(vertex)`.
+  template <typename Take>
+  void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, Take take) const {
+    const double v = violation(x);
+    if (v == 0.0) return;
+    for (int i = 0; i < 3; ++i)
+      if (weights[i] != 0.0 && take(vertices[i]))
+        g.segment<3>(3 * vertices[i]) -= stiffness * v * weights[i] * normal;
+  }
+  /// Adds the Hessian blocks k w_i w_j n nᵀ (where the plane pushes, v > 0, or
+  /// everywhere if `even_inactive`: a preconditioner for iterates that may cross the
+  /// plane) through add(i, j, block) for the vertex pairs with `take` on both.
+  template <typename Take, typename Add>
+  void add_hessian(const Eigen::VectorXd& x, Take take, Add add, bool even_inactive = false) const {
+    if (!even_inactive && violation(x) == 0.0) return;
+    const Mat3 nn = stiffness * normal * normal.transpose();
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        if (weights[i] != 0.0 && weights[j] != 0.0 && take(vertices[i]) && take(vertices[j]))
+          add(vertices[i], vertices[j], Mat3(weights[i] * weights[j] * nn));
+  }
+};
+
+}  // namespace clockwork
