@@ -224,10 +224,10 @@ int main(int argc, char** argv) {
     for (const clockwork::PhantomSource* ph : scene.phantoms) {
       const auto& c = ph->counters();
       fmt::print("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "
-                 "{:.3f} s in solves, {} torque corrections (largest {:.3g} m/s, {} too large, "
-                 "skipped)\n",
+                 "{:.3f} s in solves ({} factorisations), {} torque corrections (largest {:.3g} m/s, "
+                 "{} too large, skipped)\n",
                  c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
-                 c.unconverged, c.solve_seconds, c.torque_corrections, c.max_correction_speed,
+                 c.unconverged, c.solve_seconds, c.factorizations, c.torque_corrections, c.max_correction_speed,
                  c.torque_skipped);
       if (c.obstacle_planes > 0)
         fmt::print("  phantom: {:.1f} obstacle planes per tick, {:.1f} of them pushing\n",

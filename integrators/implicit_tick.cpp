@@ -81,6 +81,7 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
     analyzed_ = true;
   }
   llt_.factorize(hessian_);
+  ++factorizations_;
   have_factor_ = llt_.info() == Eigen::Success;
   return have_factor_;
 }

@@ -79,6 +79,8 @@ class ImplicitTickSolver {
   /// refactors its preconditioner (the sparsity pattern is unchanged: prescribed rows
   /// are zeroed in place, not removed).
   void invalidate_factor() { have_factor_ = false; }
+  /// Sparse Cholesky factorisations so far (Newton: one per iteration; NCG: refreshes).
+  std::uint64_t factorizations() const { return factorizations_; }
 
  private:
   double energy(const TickProblem& p, const Eigen::VectorXd& x);
@@ -102,6 +104,7 @@ class ImplicitTickSolver {
   bool analyzed_ = false;
   bool have_factor_ = false;
   int ticks_since_refresh_ = 0;
+  std::uint64_t factorizations_ = 0;
   Eigen::VectorXd mid_, grad_v_, trial_, delta_, damping_force_;
 };
 

@@ -103,6 +103,7 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   const TickReport report = solver_->solve(problem_, x_);
   counters_.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++counters_.ticks;
+  counters_.factorizations = solver_->factorizations();
   counters_.iterations += static_cast<std::uint64_t>(report.iterations);
   counters_.last_iterations = report.iterations;
   counters_.max_iterations = std::max(counters_.max_iterations, report.iterations);

@@ -49,6 +49,7 @@ struct PhantomCounters {
   std::uint64_t torque_corrections = 0;  ///< ticks that cancelled a constraint torque
   double max_correction_speed = 0.0;     ///< largest |ω| × radius of gyration applied
   std::uint64_t torque_skipped = 0;      ///< ticks whose correction was too large to apply
+  std::uint64_t factorizations = 0;      ///< sparse Cholesky factorisations (solver)
   std::uint64_t obstacle_planes = 0;     ///< obstacle planes given to the ticks
   std::uint64_t pushing_planes = 0;      ///< of which pushed the landing point
 };

@@ -14,6 +14,15 @@ namespace {
 
 using test::build;
 constexpr auto cloth = test::phantom_cloth;
+
+/// Every body's triangles, in global vertex indices (for the intersection checker).
+std::vector<std::array<Index, 3>> all_triangles(const Scene& scene) {
+  std::vector<std::array<Index, 3>> tris;
+  for (const Body& body : scene.bodies)
+    for (const auto& t : body.triangles)
+      tris.push_back({body.first_vertex + t[0], body.first_vertex + t[1], body.first_vertex + t[2]});
+  return tris;
+}
 constexpr auto hanging = test::hanging_cloth;
 
 /// Two phantom cloths flying at each other, no gravity: they collide through the
@@ -37,10 +46,7 @@ TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mis
     double mass_speed = 0.0;  // Σ m |v|: the scale of the momenta
     for (Index a = 0; a < k.state().size(); ++a) mass_speed += 2 * k.state().mass(a) * k.state().velocity(a).norm();
     double worst_p = 0, worst_L = 0, max_mismatch = 0;
-    std::vector<std::array<Index, 3>> tris;
-    for (const Body& body : scene.bodies)
-      for (const auto& t : body.triangles)
-        tris.push_back({body.first_vertex + t[0], body.first_vertex + t[1], body.first_vertex + t[2]});
+    const std::vector<std::array<Index, 3>> tris = all_triangles(scene);
     for (int i = 1; i <= 64; ++i) {
       const double t = 0.0047 * i;  // between ticks too: the mismatch shows there
       k.run_until(t);
@@ -93,10 +99,7 @@ TEST_CASE("a stiff hat hits a pole off-centre at h_imp = 1e-3 s: no energy gain,
   Scene scene = build({{"name", "hat"}, {"end_time", 1.0}, {"frame_rate", 30}, {"gravity", {0, 0, -9.81}},
                        {"bodies", {hat}}, {"contact", {{"friction", 0.3}}}, {"obstacles", {pole}}});
   Kernel& k = *scene.kernel;
-  std::vector<std::array<Index, 3>> tris;
-  for (const Body& body : scene.bodies)
-    for (const auto& t : body.triangles)
-      tris.push_back({body.first_vertex + t[0], body.first_vertex + t[1], body.first_vertex + t[2]});
+  const std::vector<std::array<Index, 3>> tris = all_triangles(scene);
   const double e0 = measure(k, 0.0).total();
   double highest = e0;
   for (int i = 1; i <= 70; ++i) {
@@ -214,10 +217,7 @@ DrapeResult drape_on_ball(bool obstacle_contact) {
   Scene scene = build({{"name", "drape"}, {"end_time", 1.0}, {"frame_rate", 30}, {"gravity", {0, 0, -9.81}},
                        {"bodies", {body}}, {"contact", {{"friction", 0.3}}}, {"obstacles", {ball}}});
   Kernel& k = *scene.kernel;
-  std::vector<std::array<Index, 3>> tris;
-  for (const Body& b : scene.bodies)
-    for (const auto& t : b.triangles)
-      tris.push_back({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+  const std::vector<std::array<Index, 3>> tris = all_triangles(scene);
   const Body& cloth_body = scene.bodies[0];
   std::vector<std::pair<Index, Index>> edges;
   std::vector<double> rest;
