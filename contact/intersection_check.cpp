@@ -125,6 +125,11 @@ struct Box {
 
 int orient3d_sign(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
   const Vec3 ad = a - d, bd = b - d, cd = c - d;
+  // Four points with one coordinate equal (a flat sheet in a coordinate plane, as
+  // generated): a zero column, the determinant is exactly 0 (differences of doubles
+  // vanish only for equal values) — no need for the rationals.
+  for (int k = 0; k < 3; ++k)
+    if (ad[k] == 0.0 && bd[k] == 0.0 && cd[k] == 0.0) return 0;
   const double t1 = bd.y() * cd.z(), t2 = bd.z() * cd.y();
   const double t3 = bd.z() * cd.x(), t4 = bd.x() * cd.z();
   const double t5 = bd.x() * cd.y(), t6 = bd.y() * cd.x();
@@ -155,27 +160,34 @@ bool triangles_intersect(const Vec3& p0, const Vec3& p1, const Vec3& p2, const V
 
 std::vector<IntersectingPair> find_intersections(
     const std::vector<Vec3>& x, const std::vector<std::array<Index, 3>>& triangles) {
-  // Broad phase: sort-and-sweep of closed bounding boxes along x.
+  // Broad phase: sort-and-sweep of closed bounding boxes along the axis on which they
+  // spread most (a flat sheet in a coordinate plane, swept across that plane, would
+  // keep every box active at once: quadratic).
   const std::size_t n = triangles.size();
   std::vector<Box> boxes(n);
   std::vector<std::size_t> order(n);
+  Vec3 lowest = Vec3::Constant(kNever), highest = Vec3::Constant(-kNever);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& t = triangles[i];
     boxes[i].lo = x[t[0]].cwiseMin(x[t[1]]).cwiseMin(x[t[2]]);
     boxes[i].hi = x[t[0]].cwiseMax(x[t[1]]).cwiseMax(x[t[2]]);
+    lowest = lowest.cwiseMin(boxes[i].lo);
+    highest = highest.cwiseMax(boxes[i].lo);
     order[i] = i;
   }
+  int axis = 0;
+  (highest - lowest).maxCoeff(&axis);
+  const int u = (axis + 1) % 3, w = (axis + 2) % 3;
   std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return boxes[a].lo.x() < boxes[b].lo.x(); });
+            [&](std::size_t a, std::size_t b) { return boxes[a].lo[axis] < boxes[b].lo[axis]; });
   std::vector<IntersectingPair> out;
   std::vector<std::size_t> active;
   for (std::size_t i : order) {
     const Box& bi = boxes[i];
-    std::erase_if(active, [&](std::size_t j) { return boxes[j].hi.x() < bi.lo.x(); });
+    std::erase_if(active, [&](std::size_t j) { return boxes[j].hi[axis] < bi.lo[axis]; });
     for (std::size_t j : active) {
       const Box& bj = boxes[j];
-      if (bj.hi.y() < bi.lo.y() || bi.hi.y() < bj.lo.y() || bj.hi.z() < bi.lo.z() ||
-          bi.hi.z() < bj.lo.z())
+      if (bj.hi[u] < bi.lo[u] || bi.hi[u] < bj.lo[u] || bj.hi[w] < bi.lo[w] || bi.hi[w] < bj.lo[w])
         continue;
       const auto& ti = triangles[i];
       const auto& tj = triangles[j];
