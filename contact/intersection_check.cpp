@@ -3,13 +3,15 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
 namespace clockwork {
 
 namespace {
 
-using Rational = boost::multiprecision::cpp_rational;
+using Integer = boost::multiprecision::cpp_int;
 using Vec2 = Eigen::Vector2d;
 
 template <typename T>
@@ -19,23 +21,48 @@ int sign_of(const T& x) {
 
 // Filter constants: a relative bound well above Shewchuk's (1997) first-stage error
 // bounds for orient2d (3.3e-16) and orient3d (7.8e-16); results inside it are
-// recomputed exactly with rationals (doubles convert to rationals exactly).
+// recomputed exactly.
 constexpr double kFilter = 1e-14;
 
+/// The doubles v as exact integers v · 2^s, one shift s for all: a finite double is an
+/// integer (its 53-bit mantissa) times a power of two. Signs of polynomials with equal
+/// degree in every term (determinants) are unchanged by the common positive scale, and
+/// integer arithmetic needs none of the rationals' gcds.
+template <std::size_t N>
+std::array<Integer, N> as_integers(const std::array<double, N>& v) {
+  int lowest = std::numeric_limits<int>::max();
+  for (const double x : v) {
+    if (x == 0.0) continue;
+    int e = 0;
+    std::frexp(x, &e);
+    lowest = std::min(lowest, e - 53);
+  }
+  std::array<Integer, N> out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (v[i] == 0.0) continue;
+    int e = 0;
+    const double m = std::frexp(v[i], &e);  // v = m 2^e, |m| in [0.5, 1): m 2^53 is an integer
+    out[i] = Integer(static_cast<long long>(std::ldexp(m, 53)));
+    out[i] <<= static_cast<unsigned>(e - 53 - lowest);
+  }
+  return out;
+}
+
 int orient3d_exact(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
-  Rational m[3][3];
-  const Vec3* rows[3] = {&a, &b, &c};
+  const auto n = as_integers<12>({a.x(), a.y(), a.z(), b.x(), b.y(), b.z(), c.x(), c.y(), c.z(),
+                                  d.x(), d.y(), d.z()});
+  Integer m[3][3];
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) m[i][j] = Rational((*rows[i])[j]) - Rational(d[j]);
-  const Rational det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                       m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    for (int j = 0; j < 3; ++j) m[i][j] = n[3 * i + j] - n[9 + j];
+  const Integer det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                      m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                      m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   return sign_of(det);
 }
 
 int orient2d_exact(const Vec2& a, const Vec2& b, const Vec2& c) {
-  const Rational det = (Rational(a.x()) - Rational(c.x())) * (Rational(b.y()) - Rational(c.y())) -
-                       (Rational(a.y()) - Rational(c.y())) * (Rational(b.x()) - Rational(c.x()));
+  const auto n = as_integers<6>({a.x(), a.y(), b.x(), b.y(), c.x(), c.y()});
+  const Integer det = (n[0] - n[4]) * (n[3] - n[5]) - (n[1] - n[5]) * (n[2] - n[4]);
   return sign_of(det);
 }
 
