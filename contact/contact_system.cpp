@@ -686,6 +686,18 @@ double ContactSystem::potential_energy(const VertexState&, double t) const {
   return sum;
 }
 
+void ContactSystem::near_pairs(Index first, Index count, std::vector<NearPair>& out) const {
+  out.clear();
+  for (const Pair& p : pairs_) {
+    if (!p.alive) continue;
+    for (const Index a : p.v)
+      if (a >= first && a - first < count) {
+        out.push_back({p.type, p.v, p.depth});
+        break;
+      }
+  }
+}
+
 ContactCounters ContactSystem::counters() const {
   ContactCounters c = counters_;
   c.certificate_reschedules =

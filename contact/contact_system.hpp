@@ -71,6 +71,17 @@ class ContactSystem {
   /// kernel's current time, activating layers for pairs already within η(1).
   void start();
 
+  /// An element pair near contact: one of an expanded triangle pair (its triangles
+  /// came within kExpandClearance η(1)), with its deepest active layer (0: none).
+  struct NearPair {
+    PairType type;
+    std::array<Index, 4> v;
+    int depth;
+  };
+  /// The near element pairs with a vertex in [first, first + count) into `out`: what
+  /// an implicit solve of those vertices must not close (docs/phantom.md "Contact in
+  /// the tick").
+  void near_pairs(Index first, Index count, std::vector<NearPair>& out) const;
   const ContactParameters& params() const { return params_; }
   ContactCounters counters() const;
   /// Times every contact handler (two clock reads each); off by default.

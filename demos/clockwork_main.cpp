@@ -229,9 +229,10 @@ int main(int argc, char** argv) {
                  c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
                  c.unconverged, c.solve_seconds, c.factorizations, c.torque_corrections, c.max_correction_speed,
                  c.torque_skipped);
-      if (c.obstacle_planes > 0)
-        fmt::print("  phantom: {:.1f} obstacle planes per tick, {:.1f} of them pushing\n",
-                   double(c.obstacle_planes) / double(c.ticks), double(c.pushing_planes) / double(c.ticks));
+      if (c.obstacle_planes + c.pair_planes > 0)
+        fmt::print("  phantom: {:.1f} obstacle and {:.1f} pair planes per tick, {:.1f} of them pushing\n",
+                   double(c.obstacle_planes) / double(c.ticks), double(c.pair_planes) / double(c.ticks),
+                   double(c.pushing_planes) / double(c.ticks));
     }
     if (scene.contact) {
       const auto c = scene.contact->counters();

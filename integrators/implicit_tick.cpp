@@ -1,9 +1,20 @@
 #include "integrators/implicit_tick.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
 namespace clockwork {
+namespace {
+
+/// Whether the compressed matrix stores entry (row, col).
+bool has_entry(const BodyPotential::Sparse& m, Index row, Index col) {
+  const auto* first = m.innerIndexPtr() + m.outerIndexPtr()[col];
+  const auto* last = m.innerIndexPtr() + m.outerIndexPtr()[col + 1];
+  return std::binary_search(first, last, static_cast<BodyPotential::Sparse::StorageIndex>(row));
+}
+
+}  // namespace
 
 double ImplicitTickSolver::energy(const TickProblem& p, const Eigen::VectorXd& x) {
   double kinetic = 0.0;
@@ -67,15 +78,23 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
       const auto i = static_cast<Eigen::Index>(3 * a + r);
       hessian_.coeffRef(i, i) += (*p.mass)[a] / (p.h * p.h);
     }
-  // A plane's blocks couple vertices of one triangle, whose membrane element already
-  // holds them: the pattern stays the analysed one.
-  for (const TickPlane& c : p.planes)
-    c.add_hessian(
-        x, [&](Index a) { return free[a]; },
-        [&](Index a, Index b, const Mat3& H) {
-          for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
-        });
+  // A plane's blocks k w_i w_j n nᵀ. An obstacle plane's couple vertices of one
+  // triangle, which its membrane element already couples; a self-contact plane's may
+  // couple vertices no element does, outside the analysed pattern: such a plane gives
+  // the preconditioner its diagonal blocks only (a sum of PSD blocks, so the factor
+  // stays SPD; NCG's gradient is exact either way).
+  const auto take = [&](Index a) { return free[a]; };
+  for (const TickPlane& c : p.planes) {
+    bool in_pattern = true;
+    c.add_hessian(x, take, [&](Index a, Index b, const Mat3&) {
+      in_pattern = in_pattern && (a == b || has_entry(hessian_, 3 * a, 3 * b));
+    });
+    c.add_hessian(x, take, [&](Index a, Index b, const Mat3& H) {
+      if (!in_pattern && a != b) return;
+      for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
+    });
+  }
   if (!analyzed_) {
     llt_.analyzePattern(hessian_);
     analyzed_ = true;

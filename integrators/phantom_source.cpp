@@ -98,7 +98,7 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
                                    (0.5 * h_ * h_ / mass_[a]) * g_prev_.segment<3>(3 * a);
     x_.segment<3>(3 * a) = qt + h_ * vt;  // the phantom's free flight: the initial guess
   }
-  find_obstacle_planes(s, time);
+  find_contact_planes(s, time);
   const auto start = std::chrono::steady_clock::now();
   const TickReport report = solver_->solve(problem_, x_);
   counters_.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -139,8 +139,8 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
   std::size_t pushing = 0;
   for (const TickPlane& c : problem_.planes) pushing += c.violation(x_) > 0.0;
-  counters_.obstacle_planes += problem_.planes.size();
   counters_.pushing_planes += pushing;
+  if (pushing > 0) apply_plane_reactions(kernel, time);
   if (all_free) {
     Vec3 g_sum = Vec3::Zero();
     for (std::size_t a = 0; a < n; ++a) g_sum += g_prev_.segment<3>(3 * a);
@@ -167,48 +167,101 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   return t0_ + static_cast<double>(tick_) * h_;
 }
 
-void PhantomSource::find_obstacle_planes(const VertexState& s, double time) {
+void PhantomSource::find_contact_planes(const VertexState& s, double time) {
   problem_.planes.clear();
-  if (!obstacles_) return;
-  const double clearance = obstacle_settings_.clearance;
+  plane_features_.clear();
+  if (!obstacles_ && !pairs_) return;
   // How far a surface point can get from where it is: both copies' velocities over a
-  // tick, doubled, plus the clearance on either side.
+  // tick, doubled.
   double speed = 0.0;
   for (std::size_t a = 0; a < vertices_.size(); ++a)
     if (free_[a])
       speed = std::max({speed, s.velocity(vertices_[a]).norm(), v_tilde_.segment<3>(3 * a).norm()});
-  obstacles_(time, 2.0 * (clearance + h_ * speed), features_);
-  for (const ObstacleFeature& f : features_) {
-    Vec3 y = Vec3::Zero();
+  if (obstacles_) {
+    obstacles_(time, 2.0 * (obstacle_settings_.clearance + h_ * speed), features_);
+    add_planes(s, obstacle_settings_);
+  }
+  if (pairs_) {
+    pairs_(time, 2.0 * (pair_settings_.clearance + h_ * speed), features_);
+    add_planes(s, pair_settings_);
+  }
+}
+
+void PhantomSource::add_planes(const VertexState& s, const TickContactSettings& settings) {
+  for (const TickContactFeature& f : features_) {
+    Vec3 y = -f.point;
     double inverse_mass = 0.0;
     bool any_free = false;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
       if (f.weights[i] == 0.0) continue;
       const Index a = f.vertices[i];
       y += f.weights[i] * s.position(vertices_[a]);
+      if (!free_[a]) continue;
       inverse_mass += f.weights[i] * f.weights[i] / mass_[a];
-      any_free = any_free || free_[a];
+      any_free = true;
     }
-    const Vec3 d = y - f.point;
-    const double distance = d.norm();
-    // The layers keep the primary off the obstacle; a point on it has no side.
-    if (!any_free || !(distance > 1e-12 * (1.0 + y.norm()))) continue;
+    const double distance = y.norm();
+    // The layers keep the primary apart; a pair at zero distance has no side.
+    if (!any_free || !(distance > 1e-12 * (1.0 + f.point.norm()))) continue;
     TickPlane plane;
     plane.vertices = f.vertices;
     plane.weights = f.weights;
-    plane.normal = d / distance;
-    plane.offset = plane.normal.dot(f.point + h_ * f.velocity) + clearance;
-    // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹.
-    plane.stiffness = obstacle_settings_.stiffness / (inverse_mass * h_ * h_);
+    plane.normal = y / distance;
+    const double gap = f.pair ? std::min(distance, settings.clearance) : settings.clearance;
+    plane.offset = plane.normal.dot(f.point + h_ * f.velocity) + gap;
+    // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹ over the
+    // unknowns.
+    plane.stiffness = settings.stiffness / (inverse_mass * h_ * h_);
     problem_.planes.push_back(plane);
+    plane_features_.push_back(f);
+    ++(f.pair ? counters_.pair_planes : counters_.obstacle_planes);
   }
+}
+
+void PhantomSource::apply_plane_reactions(Kernel& kernel, double time) {
+  VertexState& s = kernel.state();
+  for (std::size_t i = 0; i < problem_.planes.size(); ++i) {
+    const TickContactFeature& f = plane_features_[i];
+    if (!f.pair) continue;
+    const TickPlane& c = problem_.planes[i];
+    const double impulse = h_ * c.stiffness * c.violation(x_);
+    if (impulse == 0.0) continue;
+    for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
+      const Index g = f.others[j];
+      if (f.other_weights[j] == 0.0 || s.kinematic(g)) continue;
+      const Vec3 reaction = (impulse * f.other_weights[j]) * c.normal;
+      if (f.other_phantom) {
+        f.other_phantom->receive_impulse(g - f.other_first, reaction, time, kernel);
+        continue;
+      }
+      s.sync(g, time);
+      s.velocity_ref(g) += s.inv_mass(g) * reaction;
+      kernel.velocity_changed(g);
+    }
+  }
+}
+
+void PhantomSource::receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel) {
+  if (!free_[a]) return;
+  // The phantom drifts linearly from its tick: re-anchor it at `time` first.
+  if (time > t_tick_) {
+    q_tilde_ += (time - t_tick_) * v_tilde_;
+    t_tick_ = time;
+  }
+  const Vec3 dv = impulse / mass_[a];
+  v_tilde_.segment<3>(3 * a) += dv;
+  VertexState& s = kernel.state();
+  const Index g = vertices_[a];
+  s.sync(g, time);
+  s.velocity_ref(g) += dv;
+  kernel.velocity_changed(g);
 }
 
 Vec3 PhantomSource::plane_force() const {
   Vec3 f = Vec3::Zero();
   for (const TickPlane& c : problem_.planes) {
     double free_weight = 0.0;  // the share of the force on unknowns (pins take the rest)
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
       if (c.weights[i] != 0.0 && free_[c.vertices[i]]) free_weight += c.weights[i];
     f += free_weight * c.stiffness * c.violation(x_) * c.normal;
   }

@@ -51,25 +51,44 @@ struct PhantomCounters {
   std::uint64_t torque_skipped = 0;      ///< ticks whose correction was too large to apply
   std::uint64_t factorizations = 0;      ///< sparse Cholesky factorisations (solver)
   std::uint64_t obstacle_planes = 0;     ///< obstacle planes given to the ticks
-  std::uint64_t pushing_planes = 0;      ///< of which pushed the landing point
+  std::uint64_t pair_planes = 0;         ///< near-pair (self- and body–body) planes
+  std::uint64_t pushing_planes = 0;      ///< of both, those that pushed the landing point
 };
 
-/// A point of the body's surface near an obstacle (docs/phantom.md "Obstacles in the
-/// tick"): Σ w_i x_i over local vertices (zero weights unused) and the obstacle's
-/// closest point and its velocity.
-struct ObstacleFeature {
-  std::array<Index, 3> vertices{};
-  Vec3 weights = Vec3::Zero();
+/// Something the landing point of a tick must keep clear of (docs/phantom.md
+/// "Contact in the tick"): the combination Σ w_i x_i of local vertices (zero weights
+/// unused) and the other side's point p and velocity u, so that y = Σ w_i q_i − p is
+/// the separation at the tick's start.
+///  - obstacle: Σ w x a point of the body's surface (weights ≥ 0, sum 1), p the
+///    obstacle's closest point; the plane keeps the landing point `clearance` off it.
+///  - pair: a near element pair of deformable surfaces (distance.hpp's signed
+///    weights); own vertices in `vertices`, another body's folded into p and u
+///    (p = −Σ w_j q_j over them). The plane keeps the pair from closing below
+///    min(its gap now, `clearance`): it stops an approach without pushing the pair
+///    apart, which stays the penalty layers' work. The other body's primary vertices
+///    take the opposite impulse at once (momentum is exchanged, not made).
+struct TickContactFeature {
+  std::array<Index, TickPlane::kMaxVertices> vertices{};
+  Eigen::Vector4d weights = Eigen::Vector4d::Zero();
   Vec3 point = Vec3::Zero(), velocity = Vec3::Zero();
+  bool pair = false;
+  /// A pair's vertices in other bodies (global indices, zero weights unused): they
+  /// take the reaction of the plane's impulse.
+  std::array<Index, TickPlane::kMaxVertices> others{};
+  Eigen::Vector4d other_weights = Eigen::Vector4d::Zero();
+  /// The other body's phantom, if it has one (its vertices are local from
+  /// `other_first`): the reaction goes to both its copies.
+  class PhantomSource* other_phantom = nullptr;
+  Index other_first = 0;
 };
-/// Fills `out` with the body's surface features within `reach` of an obstacle at time t
-/// (the body's primary positions); the finder adds the obstacles' own motion over
-/// the tick to the reach.
-using ObstacleFinder = std::function<void(double t, double reach, std::vector<ObstacleFeature>& out)>;
+/// Fills `out` with the body's features at time t (the primary positions); `reach` is
+/// how far a point of the body can move in the tick (obstacle finders add the
+/// obstacles' own motion to it; pair finders report the live near pairs).
+using ContactFinder = std::function<void(double t, double reach, std::vector<TickContactFeature>& out)>;
 
-struct TickObstacleSettings {
-  /// m: distance the landing point keeps from the obstacle (scenes: twice the contact
-  /// thickness η(1) unless given, so that the planes' own give stays out of the layers)
+struct TickContactSettings {
+  /// m: the separation the planes keep (scenes: twice the contact thickness η(1)
+  /// unless given, so that the planes' own give stays out of the layers)
   double clearance = 0.0;
   /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane
   /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for
@@ -93,10 +112,20 @@ class PhantomSource final : public EventSource {
   }
   /// Lets the ticks see obstacles: each surface feature near one gets a one-sided
   /// plane (tick_plane.hpp) that keeps its landing point `clearance` off the obstacle.
-  void set_obstacles(ObstacleFinder finder, TickObstacleSettings settings) {
+  void set_obstacles(ContactFinder finder, TickContactSettings settings) {
     obstacles_ = std::move(finder);
     obstacle_settings_ = settings;
   }
+  /// Lets the ticks see the near element pairs of deformable surfaces (this body with
+  /// itself and with other bodies): each gets a plane that stops it closing.
+  void set_pair_contact(ContactFinder finder, TickContactSettings settings) {
+    pairs_ = std::move(finder);
+    pair_settings_ = settings;
+  }
+  /// An impulse J on local vertex a at `time` from outside the body's own tick (the
+  /// reaction of another phantom body's contact plane): both copies' velocities change
+  /// by J/m, so the pair's momentum changes by J and their mismatch does not grow.
+  void receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel);
   /// Copies the primary state into the phantom and schedules the first tick at `t0`.
   void start(EventKind kind, Kernel& kernel, double t0 = 0.0);
 
@@ -127,9 +156,14 @@ class PhantomSource final : public EventSource {
   /// impact speed, and a rigid rotation that large pumps kinetic energy into the body
   /// (measured: a hat hitting a pole off-centre got 1 m/s rotations and exploded).
   bool cancel_constraint_torque(const VertexState& state);
-  /// The obstacle planes of this tick (problem_.planes), from the primary at `time`
+  /// The contact planes of this tick (problem_.planes), from the primary at `time`
   /// (synced).
-  void find_obstacle_planes(const VertexState& state, double time);
+  void find_contact_planes(const VertexState& state, double time);
+  void add_planes(const VertexState& state, const TickContactSettings& settings);
+  /// Gives the other bodies' vertices of the pushing pair planes the reaction of the
+  /// planes' impulses h k v w_j n, so that a collision of two bodies exchanges
+  /// momentum exactly (the plane pushes this body only).
+  void apply_plane_reactions(Kernel& kernel, double time);
   /// Σ over the planes of the force they exert at x_ (pushing planes only).
   Vec3 plane_force() const;
   static constexpr double kMaxCorrection = 1e-3;
@@ -152,9 +186,10 @@ class PhantomSource final : public EventSource {
   bool g_prev_valid_ = false;
   TickProblem problem_;
   Eigen::VectorXd x_;
-  ObstacleFinder obstacles_;
-  TickObstacleSettings obstacle_settings_;
-  std::vector<ObstacleFeature> features_;
+  ContactFinder obstacles_, pairs_;
+  TickContactSettings obstacle_settings_, pair_settings_;
+  std::vector<TickContactFeature> features_;
+  std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
   PhantomCounters counters_;
 };
 

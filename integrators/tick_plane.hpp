@@ -1,12 +1,16 @@
 #pragma once
-/// Obstacle contact seen by an implicit tick (docs/phantom.md "Obstacles in the
-/// tick"): a point of the body's surface, y(x) = Σ_i w_i x_i (a vertex, a point of an
-/// edge or of a face, at the tick's landing positions x), must stay on the outer side
-/// of a plane,
-///   n · y(x) ≥ offset,  offset = n · p(t + h) + clearance,
-/// n the direction from the obstacle's closest point p to the surface point at the
-/// tick's start, p(t + h) that point carried with the obstacle to the tick's end. It
-/// enters the tick's energy as the one-sided quadratic penalty
+/// Contact seen by an implicit tick (docs/phantom.md "Contact in the tick"): a
+/// combination of the body's vertices, y(x) = Σ_i w_i x_i at the tick's landing
+/// positions x, must stay on the outer side of a plane,
+///   n · y(x) ≥ offset.
+/// Obstacles: y a point of the body's surface (a vertex, a point of an edge or of a
+/// face, weights ≥ 0 summing to 1), offset = n · p(t + h) + clearance, n the direction
+/// from the obstacle's closest point p to y at the tick's start, p(t + h) that point
+/// carried with the obstacle to the tick's end. Self-contact: y = y_A − y_B the
+/// difference of a near element pair's closest points (distance.hpp; signed weights
+/// summing to 0), so the plane bounds the pair's gap along its normal. Up to four
+/// vertices; a zero weight marks an unused entry. It enters the tick's energy as the
+/// one-sided quadratic penalty
 ///   P(x) = (k/2) max(0, offset − n · y(x))²,
 /// value, gradient and Hessian below from the same violation; C¹, piecewise quadratic.
 #include <algorithm>
@@ -17,15 +21,16 @@
 namespace clockwork {
 
 struct TickPlane {
-  std::array<Index, 3> vertices{};  ///< local indices; entries with zero weight unused
-  Vec3 weights = Vec3(1.0, 0.0, 0.0);
+  static constexpr int kMaxVertices = 4;
+  std::array<Index, kMaxVertices> vertices{};  ///< local indices; entries with zero weight unused
+  Eigen::Vector4d weights = Eigen::Vector4d(1.0, 0.0, 0.0, 0.0);
   Vec3 normal = Vec3::UnitZ();
   double offset = 0.0;
   double stiffness = 0.0;  ///< k, N/m
 
   double violation(const Eigen::VectorXd& x) const {
     double height = 0.0;
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < kMaxVertices; ++i)
       if (weights[i] != 0.0) height += weights[i] * normal.dot(x.segment<3>(3 * vertices[i]));
     return std::max(0.0, offset - height);
   }
@@ -38,7 +43,7 @@ struct TickPlane {
   void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, Take take) const {
     const double v = violation(x);
     if (v == 0.0) return;
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < kMaxVertices; ++i)
       if (weights[i] != 0.0 && take(vertices[i]))
         g.segment<3>(3 * vertices[i]) -= stiffness * v * weights[i] * normal;
   }
@@ -49,8 +54,8 @@ struct TickPlane {
   void add_hessian(const Eigen::VectorXd& x, Take take, Add add, bool even_inactive = false) const {
     if (!even_inactive && violation(x) == 0.0) return;
     const Mat3 nn = stiffness * normal * normal.transpose();
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < kMaxVertices; ++i)
+      for (int j = 0; j < kMaxVertices; ++j)
         if (weights[i] != 0.0 && weights[j] != 0.0 && take(vertices[i]) && take(vertices[j]))
           add(vertices[i], vertices[j], Mat3(weights[i] * weights[j] * nn));
   }

@@ -26,6 +26,7 @@
 #include "io/mesh.hpp"
 #include "io/scene_contact.hpp"
 #include "io/scene_solid.hpp"
+#include "io/tick_pairs.hpp"
 
 namespace clockwork {
 
@@ -448,7 +449,9 @@ class SceneBuilder {
     double h_imp = 0.0;
     ImplicitSolverSettings solver;
     bool obstacle_contact = false;
-    TickObstacleSettings obstacles;
+    TickContactSettings obstacles;
+    bool deformable_contact = false;
+    TickContactSettings deformables;
   };
 
   std::optional<PhantomSettings> read_phantom(const JsonField& b, bool springs) {
@@ -461,7 +464,8 @@ class SceneBuilder {
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
     const JsonField f = b.at("phantom");
     f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "stall_iterations",
-                   "rayleigh_beta", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance"});
+                   "rayleigh_beta", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
+                   "deformable_contact", "deformable_stiffness", "deformable_clearance"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
     if (auto k = f.find("solver"))
@@ -473,21 +477,32 @@ class SceneBuilder {
     if (auto st = f.find("stall_iterations"))
       p.solver.stall_iterations = static_cast<int>(st->integer_in(1, 100000));
     if (auto d = f.find("rayleigh_beta")) p.solver.rayleigh_beta = d->non_negative();
-    if (auto o = f.find("obstacle_contact")) {
-      p.obstacle_contact = o->boolean();
-      if (p.obstacle_contact && !contact_) o->fail("needs a \"contact\" object in the scene");
-      if (p.obstacle_contact && b.has("collide") && !b.at("collide").boolean())
+    p.obstacle_contact = read_tick_contact(f, b, "obstacle", p.obstacles);
+    p.deformable_contact = read_tick_contact(f, b, "deformable", p.deformables);
+    return p;
+  }
+
+  /// The `KIND_contact`, `KIND_stiffness` and `KIND_clearance` keys of a phantom
+  /// (docs/phantom.md "Contact in the tick"); whether the switch is on.
+  bool read_tick_contact(const JsonField& f, const JsonField& b, const std::string& kind,
+                         TickContactSettings& settings) {
+    bool on = false;
+    if (auto o = f.find(kind + "_contact")) {
+      on = o->boolean();
+      if (on && !contact_) o->fail("needs a \"contact\" object in the scene");
+      if (on && b.has("collide") && !b.at("collide").boolean())
         o->fail("needs a colliding body (\"collide\": false)");
     }
-    if (auto k = f.find("obstacle_stiffness")) {
-      if (!p.obstacle_contact) k->fail("needs \"obstacle_contact\": true");
-      p.obstacles.stiffness = k->positive();
+    const std::string needs = fmt::format("needs \"{}_contact\": true", kind);
+    if (auto k = f.find(kind + "_stiffness")) {
+      if (!on) k->fail(needs);
+      settings.stiffness = k->positive();
     }
-    if (auto c = f.find("obstacle_clearance")) {
-      if (!p.obstacle_contact) c->fail("needs \"obstacle_contact\": true");
-      p.obstacles.clearance = c->positive();
+    if (auto c = f.find(kind + "_clearance")) {
+      if (!on) c->fail(needs);
+      settings.clearance = c->positive();
     }
-    return p;
+    return on;
   }
 
   /// The body's elastic terms, gravity and wind go to its phantom (§4: "combine
@@ -521,6 +536,8 @@ class SceneBuilder {
     s.min_period = std::min(s.min_period, settings.h_imp);
     s.max_period = std::max(s.max_period, settings.h_imp);
     if (settings.obstacle_contact) tick_obstacles_.push_back({src.get(), settings.obstacles, scene_.bodies.size()});
+    if (settings.deformable_contact) tick_pairs_.push_back({src.get(), settings.deformables, scene_.bodies.size()});
+    phantom_of_body_[scene_.bodies.size()] = src.get();
     sources_.phantoms.push_back(std::move(src));
   }
 
@@ -616,6 +633,7 @@ class SceneBuilder {
     }
     scene_.contact->start();
     if (!tick_obstacles_.empty()) give_ticks_obstacles(params);
+    if (!tick_pairs_.empty()) give_ticks_pairs(params);
   }
 
   /// Phantom bodies with `obstacle_contact` see the obstacles in their ticks
@@ -639,14 +657,37 @@ class SceneBuilder {
       t.source->set_obstacles(
           [grid, &state, h, first, surface = OwnedTriangles(std::move(surface)),
            found = std::vector<ObstacleContact>()](double time, double reach,
-                                                   std::vector<ObstacleFeature>& out) mutable {
+                                                   std::vector<TickContactFeature>& out) mutable {
             grid->find(state, time, surface, reach + h * grid->max_speed(), found);
             out.clear();
-            for (const ObstacleContact& c : found)
-              out.push_back({{c.vertices[0] - first, c.vertices[1] - first, c.vertices[2] - first},
-                             c.weights, c.point, c.velocity});
+            for (const ObstacleContact& c : found) {
+              TickContactFeature f;
+              for (int i = 0; i < 3; ++i) {
+                f.vertices[i] = c.vertices[i] - first;
+                f.weights[i] = c.weights[i];
+              }
+              f.point = c.point;
+              f.velocity = c.velocity;
+              out.push_back(f);
+            }
           },
           t.settings);
+    }
+  }
+
+  /// Phantom bodies with `deformable_contact` see the contact system's near element
+  /// pairs (self-contact and other bodies) in their ticks (io/tick_pairs.hpp).
+  void give_ticks_pairs(const ContactParameters& params) {
+    std::vector<PairOwner> owners;
+    for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
+      const auto it = phantom_of_body_.find(b);
+      owners.push_back({scene_.bodies[b].first_vertex, it == phantom_of_body_.end() ? nullptr : it->second, false});
+    }
+    for (const TickObstacles& t : tick_pairs_) owners[t.body].plans_pairs = true;
+    for (TickObstacles& t : tick_pairs_) {
+      if (!(t.settings.clearance > 0.0)) t.settings.clearance = params.eta1;
+      t.source->set_pair_contact(TickPairFinder(scene_.kernel->state(), *scene_.contact, owners, t.body),
+                                 t.settings);
     }
   }
 
@@ -921,10 +962,11 @@ class SceneBuilder {
   /// Phantom bodies whose ticks see the obstacles, with their settings and body index.
   struct TickObstacles {
     PhantomSource* source;
-    TickObstacleSettings settings;
+    TickContactSettings settings;
     std::size_t body;
   };
-  std::vector<TickObstacles> tick_obstacles_;
+  std::vector<TickObstacles> tick_obstacles_, tick_pairs_;
+  std::map<std::size_t, PhantomSource*> phantom_of_body_;
   /// Pins a script releases: global vertex -> its mass after the release.
   std::map<Index, double> releasable_;
 };

@@ -216,23 +216,27 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
     d["bodies"][0]["integrator"] = "explicit";
     CHECK(error_of(d).find("test.json: /bodies/0/phantom: needs \"integrator\": \"phantom\"") == 0);
   }
-  SUBCASE("obstacle planes: need contact, need the switch, positive numbers") {
-    nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["obstacle_contact"] = true;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/obstacle_contact: needs a \"contact\" object in the scene, got true");
-    d["contact"] = nlohmann::json::object();
-    CHECK(error_of(d) == "(no error)");
-    d["bodies"][0]["phantom"]["obstacle_stiffness"] = -5;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/obstacle_stiffness: must be > 0, got -5");
-    d["bodies"][0]["phantom"]["obstacle_stiffness"] = 50;
-    d["bodies"][0]["phantom"]["obstacle_clearance"] = 0;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/obstacle_clearance: must be > 0, got 0");
-    d["bodies"][0]["phantom"].erase("obstacle_clearance");
-    d["bodies"][0]["collide"] = false;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/obstacle_contact: needs a colliding body (\"collide\": false), got true");
-    d["bodies"][0].erase("collide");
-    d["bodies"][0]["phantom"]["obstacle_contact"] = false;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/obstacle_stiffness: needs \"obstacle_contact\": true, got 50");
+  SUBCASE("obstacle and pair planes: need contact, need the switch, positive numbers") {
+    for (const std::string kind : {"obstacle", "deformable"}) {
+      CAPTURE(kind);
+      const std::string key = "test.json: /bodies/0/phantom/" + kind;
+      nlohmann::json d = base;
+      d["bodies"][0]["phantom"][kind + "_contact"] = true;
+      CHECK(error_of(d) == key + "_contact: needs a \"contact\" object in the scene, got true");
+      d["contact"] = nlohmann::json::object();
+      CHECK(error_of(d) == "(no error)");
+      d["bodies"][0]["phantom"][kind + "_stiffness"] = -5;
+      CHECK(error_of(d) == key + "_stiffness: must be > 0, got -5");
+      d["bodies"][0]["phantom"][kind + "_stiffness"] = 50;
+      d["bodies"][0]["phantom"][kind + "_clearance"] = 0;
+      CHECK(error_of(d) == key + "_clearance: must be > 0, got 0");
+      d["bodies"][0]["phantom"].erase(kind + "_clearance");
+      d["bodies"][0]["collide"] = false;
+      CHECK(error_of(d) == key + "_contact: needs a colliding body (\"collide\": false), got true");
+      d["bodies"][0].erase("collide");
+      d["bodies"][0]["phantom"][kind + "_contact"] = false;
+      CHECK(error_of(d) == key + "_stiffness: needs \"" + kind + "_contact\": true, got 50");
+    }
   }
   SUBCASE("a solver that cannot converge keeps running, counted") {
     nlohmann::json d = base;

@@ -1,6 +1,7 @@
-// The obstacle plane of an implicit tick (integrators/tick_plane.hpp): value, gradient
+// The contact plane of an implicit tick (integrators/tick_plane.hpp): value, gradient
 // and Hessian from the same violation, checked by central differences where the plane
-// pushes and where it does not, for a vertex, an edge point and a face point.
+// pushes and where it does not, for obstacle features (a vertex, an edge point, a face
+// point) and self-contact pairs (vertex–triangle and edge–edge signed weights).
 #include <doctest/doctest.h>
 
 #include "integrators/tick_plane.hpp"
@@ -11,19 +12,19 @@ namespace {
 
 /// The plane as a 3-vertex stencil term for the derivative harness.
 struct PlaneTerm {
-  static constexpr int kVertices = 3;
+  static constexpr int kVertices = 4;
   TickPlane plane;
-  static Eigen::VectorXd flat(const StencilPositions<3>& x) {
-    return Eigen::Map<const Eigen::VectorXd>(x.data(), 9);
+  static Eigen::VectorXd flat(const StencilPositions<4>& x) {
+    return Eigen::Map<const Eigen::VectorXd>(x.data(), 12);
   }
-  double value(const StencilPositions<3>& x) const { return plane.value(flat(x)); }
-  StencilVector<3> gradient(const StencilPositions<3>& x) const {
-    Eigen::VectorXd g = Eigen::VectorXd::Zero(9);
+  double value(const StencilPositions<4>& x) const { return plane.value(flat(x)); }
+  StencilVector<4> gradient(const StencilPositions<4>& x) const {
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(12);
     plane.add_gradient(flat(x), g, [](Index) { return true; });
     return g;
   }
-  StencilMatrix<3> hessian(const StencilPositions<3>& x) const {
-    StencilMatrix<3> H = StencilMatrix<3>::Zero();
+  StencilMatrix<4> hessian(const StencilPositions<4>& x) const {
+    StencilMatrix<4> H = StencilMatrix<4>::Zero();
     plane.add_hessian(flat(x), [](Index) { return true; },
                       [&](Index a, Index b, const Mat3& block) { H.block<3, 3>(3 * a, 3 * b) += block; });
     return H;
@@ -31,21 +32,23 @@ struct PlaneTerm {
 };
 
 TEST_CASE("tick plane: derivatives by central differences, pushing and not") {
-  StencilPositions<3> rest;
-  rest << 0.0, 0.01, 0.0,  //
-      0.0, 0.0, 0.01,      //
-      0.0, 0.0, 0.0;
-  const Vec3 weight_sets[] = {{1.0, 0.0, 0.0}, {0.3, 0.7, 0.0}, {0.2, 0.5, 0.3}};
+  StencilPositions<4> rest;
+  rest << 0.0, 0.01, 0.0, 0.01,  //
+      0.0, 0.0, 0.01, 0.01,      //
+      0.0, 0.0, 0.0, 0.002;
+  const Eigen::Vector4d weight_sets[] = {{1.0, 0.0, 0.0, 0.0},     {0.3, 0.7, 0.0, 0.0},
+                                         {0.2, 0.5, 0.3, 0.0},     {1.0, -0.2, -0.5, -0.3},
+                                         {0.6, 0.4, -0.3, -0.7}};
   int pushing = 0;
-  for (const Vec3& w : weight_sets)
+  for (const Eigen::Vector4d& w : weight_sets)
     for (const double offset : {2e-3, -2e-3}) {  // the surface point 2 mm inside / outside
       PlaneTerm t;
-      t.plane.vertices = {0, 1, 2};
+      t.plane.vertices = {0, 1, 2, 3};
       t.plane.weights = w;
       t.plane.normal = Vec3(0.2, -0.3, 1.0).normalized();
       t.plane.offset = offset;
       t.plane.stiffness = 3e4;
-      const StencilPositions<3> x = test::perturbed<3>(rest, 2e-4, 7);
+      const StencilPositions<4> x = test::perturbed<4>(rest, 2e-4, 7);
       CAPTURE(w.transpose());
       CAPTURE(offset);
       const double v = t.plane.violation(PlaneTerm::flat(x));
@@ -54,10 +57,12 @@ TEST_CASE("tick plane: derivatives by central differences, pushing and not") {
         ++pushing;
         test::check_derivatives(t, x, 1e-6);
         // The force pushes along +n, and the same total as k v.
-        const StencilVector<3> g = t.gradient(x);
+        const StencilVector<4> g = t.gradient(x);
         Vec3 total = Vec3::Zero();
-        for (int i = 0; i < 3; ++i) total -= g.segment<3>(3 * i);
-        CHECK((total - t.plane.stiffness * v * w.sum() * t.plane.normal).norm() <= 1e-12 * total.norm());
+        for (int i = 0; i < 4; ++i) total -= g.segment<3>(3 * i);
+        // (A pair's weights sum to 0: no net force, as the layers' impulses.)
+        CHECK((total - t.plane.stiffness * v * w.sum() * t.plane.normal).norm() <=
+              1e-12 * (total.norm() + t.plane.stiffness * v));
       } else {
         CHECK(v == 0.0);
         CHECK(t.value(x) == 0.0);
@@ -65,7 +70,7 @@ TEST_CASE("tick plane: derivatives by central differences, pushing and not") {
         CHECK(t.hessian(x).isZero());
       }
     }
-  CHECK(pushing == 3);
+  CHECK(pushing == 5);
 }
 
 }  // namespace
