@@ -692,7 +692,7 @@ void ContactSystem::near_pairs(Index first, Index count, std::vector<NearPair>& 
     if (!p.alive) continue;
     for (const Index a : p.v)
       if (a >= first && a - first < count) {
-        out.push_back({p.type, p.v, p.depth});
+        out.push_back({p.type, p.v});
         break;
       }
   }

@@ -72,15 +72,14 @@ class ContactSystem {
   void start();
 
   /// An element pair near contact: one of an expanded triangle pair (its triangles
-  /// came within kExpandClearance η(1)), with its deepest active layer (0: none).
+  /// came within kExpandClearance η(1)), with or without active layers.
   struct NearPair {
     PairType type;
     std::array<Index, 4> v;
-    int depth;
   };
   /// The near element pairs with a vertex in [first, first + count) into `out`: what
-  /// an implicit solve of those vertices must not close (docs/phantom.md "Contact in
-  /// the tick").
+  /// an implicit solve of those vertices must not close (docs/phantom.md "Near pairs
+  /// in the tick").
   void near_pairs(Index first, Index count, std::vector<NearPair>& out) const;
   const ContactParameters& params() const { return params_; }
   ContactCounters counters() const;

@@ -56,7 +56,7 @@ struct PhantomCounters {
 };
 
 /// Something the landing point of a tick must keep clear of (docs/phantom.md
-/// "Contact in the tick"): the combination Σ w_i x_i of local vertices (zero weights
+/// "Obstacles in the tick", "Near pairs in the tick"): the combination Σ w_i x_i of local vertices (zero weights
 /// unused) and the other side's point p and velocity u, so that y = Σ w_i q_i − p is
 /// the separation at the tick's start.
 ///  - obstacle: Σ w x a point of the body's surface (weights ≥ 0, sum 1), p the
@@ -87,8 +87,9 @@ struct TickContactFeature {
 using ContactFinder = std::function<void(double t, double reach, std::vector<TickContactFeature>& out)>;
 
 struct TickContactSettings {
-  /// m: the separation the planes keep (scenes: twice the contact thickness η(1)
-  /// unless given, so that the planes' own give stays out of the layers)
+  /// m: the separation the planes keep (scenes, unless given: obstacles twice the
+  /// contact thickness η(1), so that the planes' own give stays out of the layers;
+  /// near pairs η(1))
   double clearance = 0.0;
   /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane
   /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for

@@ -1,5 +1,6 @@
 #pragma once
-/// Contact seen by an implicit tick (docs/phantom.md "Contact in the tick"): a
+/// Contact seen by an implicit tick (docs/phantom.md "Obstacles in the tick", "Near
+/// pairs in the tick"): a
 /// combination of the body's vertices, y(x) = Σ_i w_i x_i at the tick's landing
 /// positions x, must stay on the outer side of a plane,
 ///   n · y(x) ≥ offset.
@@ -47,12 +48,11 @@ struct TickPlane {
       if (weights[i] != 0.0 && take(vertices[i]))
         g.segment<3>(3 * vertices[i]) -= stiffness * v * weights[i] * normal;
   }
-  /// Adds the Hessian blocks k w_i w_j n nᵀ (where the plane pushes, v > 0, or
-  /// everywhere if `even_inactive`: a preconditioner for iterates that may cross the
-  /// plane) through add(i, j, block) for the vertex pairs with `take` on both.
+  /// Adds the Hessian blocks k w_i w_j n nᵀ where the plane pushes (v > 0) through
+  /// add(i, j, block) for the vertex pairs with `take` on both.
   template <typename Take, typename Add>
-  void add_hessian(const Eigen::VectorXd& x, Take take, Add add, bool even_inactive = false) const {
-    if (!even_inactive && violation(x) == 0.0) return;
+  void add_hessian(const Eigen::VectorXd& x, Take take, Add add) const {
+    if (violation(x) == 0.0) return;
     const Mat3 nn = stiffness * normal * normal.transpose();
     for (int i = 0; i < kMaxVertices; ++i)
       for (int j = 0; j < kMaxVertices; ++j)

@@ -483,7 +483,8 @@ class SceneBuilder {
   }
 
   /// The `KIND_contact`, `KIND_stiffness` and `KIND_clearance` keys of a phantom
-  /// (docs/phantom.md "Contact in the tick"); whether the switch is on.
+  /// (docs/phantom.md "Obstacles in the tick", "Near pairs in the tick"); whether the
+  /// switch is on.
   bool read_tick_contact(const JsonField& f, const JsonField& b, const std::string& kind,
                          TickContactSettings& settings) {
     bool on = false;
@@ -647,7 +648,7 @@ class SceneBuilder {
           triangles.push_back({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
     auto grid = std::make_shared<ObstacleProximity>(std::move(triangles), 8.0 * params.eta1);
     const VertexState& state = scene_.kernel->state();
-    for (TickObstacles& t : tick_obstacles_) {
+    for (TickContact& t : tick_obstacles_) {
       const Body& body = scene_.bodies[t.body];
       const Index first = body.first_vertex;
       std::vector<std::array<Index, 3>> surface;
@@ -683,8 +684,8 @@ class SceneBuilder {
       const auto it = phantom_of_body_.find(b);
       owners.push_back({scene_.bodies[b].first_vertex, it == phantom_of_body_.end() ? nullptr : it->second, false});
     }
-    for (const TickObstacles& t : tick_pairs_) owners[t.body].plans_pairs = true;
-    for (TickObstacles& t : tick_pairs_) {
+    for (const TickContact& t : tick_pairs_) owners[t.body].plans_pairs = true;
+    for (TickContact& t : tick_pairs_) {
       if (!(t.settings.clearance > 0.0)) t.settings.clearance = params.eta1;
       t.source->set_pair_contact(TickPairFinder(scene_.kernel->state(), *scene_.contact, owners, t.body),
                                  t.settings);
@@ -959,13 +960,14 @@ class SceneBuilder {
   std::uint64_t seed_ = 0;
   Vec3 gravity_ = Vec3::Zero();
   Wind wind_;
-  /// Phantom bodies whose ticks see the obstacles, with their settings and body index.
-  struct TickObstacles {
+  /// Phantom bodies whose ticks see obstacles or near pairs, with their settings and
+  /// body index.
+  struct TickContact {
     PhantomSource* source;
     TickContactSettings settings;
     std::size_t body;
   };
-  std::vector<TickObstacles> tick_obstacles_, tick_pairs_;
+  std::vector<TickContact> tick_obstacles_, tick_pairs_;
   std::map<std::size_t, PhantomSource*> phantom_of_body_;
   /// Pins a script releases: global vertex -> its mass after the release.
   std::map<Index, double> releasable_;

@@ -1,6 +1,6 @@
 #pragma once
 /// The near element pairs of deformable surfaces, as contact features for the ticks of
-/// phantom bodies with `deformable_contact` (docs/phantom.md "Contact in the tick").
+/// phantom bodies with `deformable_contact` (docs/phantom.md "Near pairs in the tick").
 #include <vector>
 
 #include "contact/contact_system.hpp"
