@@ -95,6 +95,9 @@ inline int side_a_count(PairType type) { return type == PairType::VertexTriangle
 /// direction, or nothing if the pair is not farther than `threshold` (or touches).
 std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x,
                               const StencilPositions<4>& v, double t0, double threshold);
+/// The same from the pair's closest points `c` at x, already known.
+std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x, const PairClosest& c,
+                              const StencilPositions<4>& v, double t0, double threshold);
 
 inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
                                 const StencilPositions<4>& v, double t_now, double slack = 0.0) {

@@ -174,11 +174,13 @@ TEST_CASE("with velocity envelopes, failure times hold for every velocity histor
   CHECK(crossed > 2000);
 }
 
-TEST_CASE("triangle-pair slab failure times are conservative on 1e4 random trajectories") {
-  // The phantom-mesh paper's slab: six vertices, two triangles, one plane. The true
-  // distance is the triangles' (triangle_pair_gap while they are apart; zero once
-  // the independent exact test finds them intersecting).
-  std::mt19937_64 rng(19);
+/// The phantom-mesh paper's slab: six vertices, two triangles, one plane, with the
+/// normal `choose_normal(x, closest-point normal, rng)`. The true distance is the
+/// triangles' (triangle_pair_gap while they are apart; zero once the independent
+/// exact test finds them intersecting).
+template <typename ChooseNormal>
+void check_triangle_pair_slabs(std::uint64_t seed, ChooseNormal choose_normal) {
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0), threshold_dist(0.01, 0.3);
   const double horizon = 2.0;
   const int samples = 400;
@@ -210,7 +212,8 @@ TEST_CASE("triangle-pair slab failure times are conservative on 1e4 random traje
     const double threshold = threshold_dist(rng);
     const TriangleGap g = triangle_pair_gap(x);
     if (!(g.distance > 0.0)) continue;
-    const auto slab = separation_slab<6>(x, 3, Vec3(-g.y / g.distance), v, 0.0, threshold);
+    const Vec3 n = choose_normal(Vec3(-g.y / g.distance), rng);
+    const auto slab = separation_slab<6>(x, 3, n, v, 0.0, threshold);
     if (!slab) continue;
     ++certified;
     const double tf = slab_failure_time<6>(*slab, 3, x, v, 0.0);
@@ -233,6 +236,19 @@ TEST_CASE("triangle-pair slab failure times are conservative on 1e4 random traje
   }
   MESSAGE(certified << " triangle pairs certified, " << crossed << " fail within the horizon");
   CHECK(crossed > 2000);
+}
+
+TEST_CASE("triangle-pair slab failure times are conservative on 1e4 random trajectories") {
+  check_triangle_pair_slabs(19, [](const Vec3& closest, std::mt19937_64&) { return closest; });
+}
+
+TEST_CASE("triangle-pair slabs along a tilted normal (a renewed slab's old one) are conservative") {
+  // ContactSystem renews a failed triangle-pair slab along its old normal while the
+  // triangles stay apart along it: any unit normal that separates must certify.
+  check_triangle_pair_slabs(23, [](const Vec3& closest, std::mt19937_64& rng) {
+    std::normal_distribution<double> tilt(0.0, 0.3);
+    return Vec3(closest + Vec3(tilt(rng), tilt(rng), tilt(rng))).normalized();
+  });
 }
 
 }  // namespace
