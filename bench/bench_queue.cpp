@@ -1,4 +1,5 @@
-/// d-ary (arity 4) vs pairing heap under the kernel's access patterns.
+/// The kernel's indexed 4-ary heap vs Boost's d-ary (arity 4) and pairing heaps under
+/// the kernel's access patterns.
 ///
 /// A queue of n events, each slot with its own period drawn from [h, 4h] and a
 /// random phase. Patterns: "UpdateTop" (the kernel: move the top to time + period),
@@ -15,10 +16,10 @@ using namespace clockwork;
 
 namespace {
 
-template <typename Heap>
+template <typename Queue>
 struct Fixture {
-  BasicEventQueue<Heap> queue;
-  std::vector<typename BasicEventQueue<Heap>::Handle> handles;
+  Queue queue;
+  std::vector<typename Queue::Handle> handles;
   std::vector<double> period;
   explicit Fixture(std::size_t n) {
     std::mt19937_64 rng(1);
@@ -30,9 +31,9 @@ struct Fixture {
   }
 };
 
-template <typename Heap>
+template <typename Queue>
 void BM_UpdateTop(benchmark::State& state) {
-  Fixture<Heap> f(static_cast<std::size_t>(state.range(0)));
+  Fixture<Queue> f(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     const EventNode& e = f.queue.top();
     f.queue.update(f.handles[e.slot], e.time + f.period[e.slot]);
@@ -40,9 +41,9 @@ void BM_UpdateTop(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-template <typename Heap>
+template <typename Queue>
 void BM_PopPush(benchmark::State& state) {
-  Fixture<Heap> f(static_cast<std::size_t>(state.range(0)));
+  Fixture<Queue> f(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     const EventNode e = f.queue.top();
     f.queue.pop();
@@ -51,10 +52,10 @@ void BM_PopPush(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-template <typename Heap>
+template <typename Queue>
 void BM_Churn(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  Fixture<Heap> f(n);
+  Fixture<Queue> f(n);
   std::mt19937_64 rng(2);
   for (auto _ : state) {
     const EventNode& e = f.queue.top();
@@ -72,8 +73,11 @@ void BM_Churn(benchmark::State& state) {
 }  // namespace
 
 #define CLOCKWORK_QUEUE_BENCH(pattern)                                                       \
-  BENCHMARK_TEMPLATE(pattern, DaryEventHeap)->RangeMultiplier(10)->Range(1000, 1000000);    \
-  BENCHMARK_TEMPLATE(pattern, PairingEventHeap)->RangeMultiplier(10)->Range(1000, 1000000);
+  BENCHMARK_TEMPLATE(pattern, IndexedEventQueue)->RangeMultiplier(10)->Range(1000, 1000000);  \
+  BENCHMARK_TEMPLATE(pattern, BasicEventQueue<DaryEventHeap>)                                  \
+      ->RangeMultiplier(10)->Range(1000, 1000000);                                             \
+  BENCHMARK_TEMPLATE(pattern, BasicEventQueue<PairingEventHeap>)                               \
+      ->RangeMultiplier(10)->Range(1000, 1000000);
 CLOCKWORK_QUEUE_BENCH(BM_UpdateTop)
 CLOCKWORK_QUEUE_BENCH(BM_PopPush)
 CLOCKWORK_QUEUE_BENCH(BM_Churn)

@@ -7,8 +7,10 @@
 /// a run is bit-reproducible.
 #include <boost/heap/d_ary_heap.hpp>
 #include <boost/heap/pairing_heap.hpp>
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <vector>
 
 namespace clockwork {
 
@@ -54,6 +56,7 @@ class BasicEventQueue {
     heap_.update(h, node);
   }
   void erase(Handle h) { heap_.erase(h); }
+  double time_of(Handle h) const { return (*h).time; }
   const EventNode& top() const {
     assert(!heap_.empty());
     return heap_.top();
@@ -68,8 +71,120 @@ class BasicEventQueue {
   std::uint64_t next_seq_ = 0;
 };
 
-/// The heap the kernel uses: the faster of the two in bench/bench_queue.cpp
-/// (results in docs/performance.md).
-using EventQueue = BasicEventQueue<DaryEventHeap>;
+/// A 4-ary min-heap over a flat array of (time, seq, handle) keys, with each handle's
+/// kind and slot in a side table, and its heap position in another: a sift compares
+/// keys stored in the heap array itself, where a Boost mutable heap follows a list
+/// iterator per comparison (a cache miss each once the queue outgrows the cache).
+/// Same order as BasicEventQueue, so a run is bit-identical with either.
+class IndexedEventQueue {
+ public:
+  using Handle = std::uint32_t;
+
+  Handle push(double time, EventKind kind, EventSlot slot) {
+    Handle id;
+    if (free_.empty()) {
+      id = static_cast<Handle>(nodes_.size());
+      nodes_.emplace_back();
+      position_.push_back(0);
+    } else {
+      id = free_.back();
+      free_.pop_back();
+    }
+    nodes_[id] = EventNode{time, next_seq_++, kind, slot};
+    heap_.push_back(Key{time, nodes_[id].seq, id});
+    sift_up(heap_.size() - 1);
+    return id;
+  }
+  /// Moves the event to `time` (earlier or later); it gets a fresh sequence number.
+  void update(Handle h, double time) {
+    EventNode& node = nodes_[h];
+    const bool earlier = time < node.time;
+    node.time = time;
+    node.seq = next_seq_++;
+    const std::size_t i = position_[h];
+    heap_[i].time = time;
+    heap_[i].seq = node.seq;
+    if (earlier) sift_up(i);
+    else sift_down(i);
+  }
+  void erase(Handle h) {
+    const std::size_t i = position_[h];
+    const Key last = heap_.back();
+    heap_.pop_back();
+    free_.push_back(h);
+    if (i == heap_.size()) return;
+    const bool earlier = before(last, heap_[i]);
+    heap_[i] = last;
+    position_[last.id] = static_cast<std::uint32_t>(i);
+    if (earlier) sift_up(i);
+    else sift_down(i);
+  }
+  double time_of(Handle h) const { return nodes_[h].time; }
+  const EventNode& top() const {
+    assert(!heap_.empty());
+    return nodes_[heap_.front().id];
+  }
+  void pop() { erase(heap_.front().id); }
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  void clear() {
+    heap_.clear();
+    nodes_.clear();
+    position_.clear();
+    free_.clear();
+  }
+
+ private:
+  struct Key {
+    double time;
+    std::uint64_t seq;
+    Handle id;
+  };
+  static constexpr std::size_t kArity = 4;
+  static bool before(const Key& a, const Key& b) {
+    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  }
+  // Both sifts move a hole rather than swapping, writing each moved key's position once.
+  void sift_up(std::size_t i) {
+    const Key key = heap_[i];
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / kArity;
+      if (!before(key, heap_[parent])) break;
+      place(i, heap_[parent]);
+      i = parent;
+    }
+    place(i, key);
+  }
+  void sift_down(std::size_t i) {
+    const Key key = heap_[i];
+    const std::size_t n = heap_.size();
+    for (;;) {
+      const std::size_t first = kArity * i + 1;
+      if (first >= n) break;
+      const std::size_t end = std::min(first + kArity, n);
+      std::size_t best = first;
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (before(heap_[c], heap_[best])) best = c;
+      if (!before(heap_[best], key)) break;
+      place(i, heap_[best]);
+      i = best;
+    }
+    place(i, key);
+  }
+  void place(std::size_t i, const Key& key) {
+    heap_[i] = key;
+    position_[key.id] = static_cast<std::uint32_t>(i);
+  }
+
+  std::vector<Key> heap_;
+  std::vector<EventNode> nodes_;         ///< by handle
+  std::vector<std::uint32_t> position_;  ///< by handle: index in heap_
+  std::vector<Handle> free_;             ///< handles to reuse
+  std::uint64_t next_seq_ = 0;
+};
+
+/// The queue the kernel uses: the fastest in bench/bench_queue.cpp (results in
+/// docs/performance.md).
+using EventQueue = IndexedEventQueue;
 
 }  // namespace clockwork

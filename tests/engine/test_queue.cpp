@@ -13,12 +13,12 @@ namespace {
 
 /// Random push/update/erase/pop against a sorted reference (std::set ordered by
 /// (time, seq)): every pop must return exactly the reference's first element.
-template <typename Heap>
+template <typename Queue>
 void check_against_reference(std::uint64_t seed, int operations) {
-  BasicEventQueue<Heap> queue;
+  Queue queue;
   using Key = std::tuple<double, std::uint64_t, EventSlot>;  // time, seq, slot
   std::set<Key> reference;
-  std::vector<typename BasicEventQueue<Heap>::Handle> handles;
+  std::vector<typename Queue::Handle> handles;
   std::vector<Key> key_of;
   std::vector<bool> live;
   std::uint64_t seq = 0;  // mirrors the queue's own counter
@@ -46,6 +46,7 @@ void check_against_reference(std::uint64_t seed, int operations) {
       const double t = random_time();
       reference.erase(key_of[s]);
       queue.update(handles[s], t);
+      REQUIRE(queue.time_of(handles[s]) == t);
       key_of[s] = {t, seq++, static_cast<EventSlot>(s)};
       reference.insert(key_of[s]);
     } else if (choice == 2) {
@@ -77,12 +78,18 @@ void check_against_reference(std::uint64_t seed, int operations) {
 
 }  // namespace
 
+TEST_CASE("indexed event queue (the kernel's) matches a sorted reference under random operations") {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) check_against_reference<IndexedEventQueue>(seed, 20000);
+}
+
 TEST_CASE("d-ary event heap matches a sorted reference under random operations") {
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) check_against_reference<DaryEventHeap>(seed, 20000);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed)
+    check_against_reference<BasicEventQueue<DaryEventHeap>>(seed, 20000);
 }
 
 TEST_CASE("pairing event heap matches a sorted reference under random operations") {
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) check_against_reference<PairingEventHeap>(seed, 20000);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed)
+    check_against_reference<BasicEventQueue<PairingEventHeap>>(seed, 20000);
 }
 
 TEST_CASE("equal times pop in scheduling order, updates go to the back of their time") {
