@@ -466,56 +466,24 @@ void ContactSystem::destroy_triangle_pair(EventSlot slot) {
   --counters_.triangle_pairs;
 }
 
-namespace {
-/// How far the triangles are apart along n: min over side B − max over side A.
-double separation_along(const StencilPositions<6>& x, const Vec3& n) {
-  double a_max = -kNever, b_min = kNever;
-  for (int i = 0; i < 3; ++i) a_max = std::max(a_max, n.dot(x.col(i)));
-  for (int i = 3; i < 6; ++i) b_min = std::min(b_min, n.dot(x.col(i)));
-  return b_min - a_max;
-}
-/// A failed triangle-pair slab keeps its normal while the separation along it is at
-/// least this share of the closest-point separation it had when chosen: a slab fails
-/// mostly because the envelope slack used up its margin, not because the triangles
-/// moved, and the 15 closest-point queries cost more than the rest of the renewal.
-constexpr double kRenewShare = 0.9;
-}  // namespace
-
-bool ContactSystem::place_triangle_pair_slab(EventSlot slot, double t, const StencilPositions<6>& x,
-                                             const Vec3& n) {
-  TrianglePair& tp = triangle_pairs_[slot];
-  const StencilPositions<6> v = envelope_velocities(tp);
-  const std::optional<Slab> slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
-  if (!slab) return false;
-  const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack(kFar));
-  ++counters_.slab_evaluations;
-  if (!(tf > t)) return false;
-  tp.slab = *slab;
-  if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, tf);
-  else kernel_.cancel(triangle_pair_kind_, slot);
-  return true;
-}
-
-void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clearance, bool renew) {
+void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clearance) {
   TrianglePair& tp = triangle_pairs_[slot];
   assert(!tp.expanded);
   const StencilPositions<6> x = positions(tp, t);
-  // Any unit normal gives a lower bound on the distance, so the old one is as safe
-  // as the closest-point one; it may only give a shorter life.
-  if (renew) {
-    const double s = separation_along(x, tp.slab.normal);
-    if (s > clearance && s >= kRenewShare * tp.closest_separation &&
-        place_triangle_pair_slab(slot, t, x, tp.slab.normal)) {
-      ++counters_.slab_renewals;
-      return;
-    }
-  }
   const TriangleGap gap = triangle_pair_gap(x);
   if (gap.distance > clearance) {
+    const StencilPositions<6> v = envelope_velocities(tp);
     const Vec3 n = (-gap.y / gap.distance).normalized();
-    if (place_triangle_pair_slab(slot, t, x, n)) {
-      tp.closest_separation = separation_along(x, n);
-      return;
+    const std::optional<Slab> slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
+    if (slab) {
+      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack(kFar));
+      ++counters_.slab_evaluations;
+      if (tf > t) {
+        tp.slab = *slab;
+        if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, tf);
+        else kernel_.cancel(triangle_pair_kind_, slot);
+        return;
+      }
     }
   }
   expand(slot);
@@ -579,7 +547,7 @@ double ContactSystem::triangle_pair_event(EventSlot slot, double t) {
   TrianglePair& tp = triangle_pairs_[slot];
   if (!tp.expanded) {
     ++counters_.slab_failures;
-    certify_triangle_pair(slot, t, kExpandClearance * params_.eta1, /*renew=*/true);
+    certify_triangle_pair(slot, t, kExpandClearance * params_.eta1);
     return kNever;  // rescheduled, cancelled or turned into a poll
   }
   ++counters_.collapse_polls;

@@ -43,7 +43,6 @@ struct ContactCounters {
   std::uint64_t deformable_activations = 0;  ///< of pairs with no kinematic vertex (cloth–cloth)
   std::uint64_t slab_failures = 0;   ///< certificate events (failures) processed
   std::uint64_t slab_evaluations = 0;  ///< failure-time computations (incl. reschedules)
-  std::uint64_t slab_renewals = 0;  ///< failed triangle-pair slabs renewed along their normal
   std::uint64_t grid_failures = 0;
   std::uint64_t expansions = 0;      ///< triangle pairs expanded into element pairs
   std::uint64_t collapse_polls = 0;  ///< checks of expanded pairs for collapse
@@ -136,9 +135,6 @@ class ContactSystem {
     bool expanded = false;
     int failed_polls = 0;
     Slab slab{};
-    /// Separation along `slab.normal` when that normal was last taken from the
-    /// closest points (certify_triangle_pair).
-    double closest_separation = 0.0;
     Certificate cert;
     boost::container::small_vector<EventSlot, 15> elements;
   };
@@ -167,13 +163,8 @@ class ContactSystem {
   // Triangle pairs.
   void triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, int delta);
   /// Keeps the pair collapsed under a fresh slab if the triangles are farther than
-  /// `clearance`; otherwise expands it. With `renew`, the failed slab's normal is kept
-  /// while the triangles leave nearly the gap they left along it when it was chosen.
-  void certify_triangle_pair(EventSlot slot, double t, double clearance, bool renew = false);
-  /// Gives the pair a slab with normal `n` and schedules its failure; false (pair
-  /// unchanged) if the triangles are not more than η(1) apart along n.
-  bool place_triangle_pair_slab(EventSlot slot, double t, const StencilPositions<6>& x,
-                                const Vec3& n);
+  /// `clearance`; otherwise expands it.
+  void certify_triangle_pair(EventSlot slot, double t, double clearance);
   void expand(EventSlot slot);
   void attach_support(TrianglePair& tp);
   /// A failed or new triangle-pair slab is renewed if the triangles are farther than

@@ -237,10 +237,9 @@ int main(int argc, char** argv) {
     if (scene.contact) {
       const auto c = scene.contact->counters();
       fmt::print("  contact: {} triangle pairs ({} expanded), {} element pairs, {} expansions, "
-                 "{} envelope exits, {} slab failures ({} triangle-pair slabs renewed along their normal), "
-                 "deepest layer {}\n",
+                 "{} envelope exits, deepest layer {}\n",
                  c.triangle_pairs, c.expanded_pairs, c.live_pairs, c.expansions,
-                 scene.kernel->envelope_exits(), c.slab_failures, c.slab_renewals, c.deepest_layer_ever);
+                 scene.kernel->envelope_exits(), c.deepest_layer_ever);
     }
     if (profile) fmt::print("{}\n", clockwork::describe(clockwork::time_shares(*scene.kernel, summary.wall_seconds)));
     fmt::print("wrote {} frames and diagnostics.csv to {}\n", summary.frames,
