@@ -56,9 +56,9 @@ struct PhantomCounters {
 };
 
 /// Something the landing point of a tick must keep clear of (docs/phantom.md
-/// "Obstacles in the tick", "Near pairs in the tick"): the combination Σ w_i x_i of local vertices (zero weights
-/// unused) and the other side's point p and velocity u, so that y = Σ w_i q_i − p is
-/// the separation at the tick's start.
+/// "Obstacles in the tick", "Near pairs in the tick"): the combination Σ w_i x_i of
+/// local vertices (zero weights unused) and the other side's point p and velocity u, so
+/// that y = Σ w_i q_i − p is the separation at the tick's start.
 ///  - obstacle: Σ w x a point of the body's surface (weights ≥ 0, sum 1), p the
 ///    obstacle's closest point; the plane keeps the landing point `clearance` off it.
 ///  - pair: a near element pair of deformable surfaces (distance.hpp's signed

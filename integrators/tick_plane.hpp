@@ -1,8 +1,7 @@
 #pragma once
 /// Contact seen by an implicit tick (docs/phantom.md "Obstacles in the tick", "Near
-/// pairs in the tick"): a
-/// combination of the body's vertices, y(x) = Σ_i w_i x_i at the tick's landing
-/// positions x, must stay on the outer side of a plane,
+/// pairs in the tick"): a combination of the body's vertices, y(x) = Σ_i w_i x_i at the
+/// tick's landing positions x, must stay on the outer side of a plane,
 ///   n · y(x) ≥ offset.
 /// Obstacles: y a point of the body's surface (a vertex, a point of an edge or of a
 /// face, weights ≥ 0 summing to 1), offset = n · p(t + h) + clearance, n the direction
