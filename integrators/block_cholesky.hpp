@@ -8,8 +8,11 @@
 /// nanosecond per non-zero on index chasing. Ordering by vertices (AMD on the vertex
 /// graph, so a vertex's three DOFs stay together) and storing L by 3 × 3 blocks does
 /// one index load per nine multiply-adds: ~3× faster per solve at 480 unknowns, ~2× at
-/// 11 k (`bench_multirate table1`, docs/performance.md). The numeric factorisation is
-/// Eigen's (SimplicialLLT in the vertex order); only its storage is regrouped.
+/// 11 k (`bench_multirate table1`, docs/performance.md). The numeric factorisation works
+/// on the same blocks (left-looking, George & Liu's column Cholesky with 3 × 3 entries):
+/// each update L_IK L_JKᵀ is 27 multiply-adds per index load, where Eigen's scalar
+/// SimplicialLLT, which it replaces, chased an index per multiply-add (the phantom
+/// ticks' preconditioner refreshes were 43 % of the cape run).
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <Eigen/SparseCholesky>
@@ -36,6 +39,9 @@ class VertexBlockCholesky {
   std::size_t off_diagonal_blocks() const { return row_.size(); }
 
  private:
+  /// L's block pattern from permuted_'s (elimination tree of the vertex graph).
+  void symbolic(int n);
+
   // Block column J of L is the vertex at position J of the elimination order; offsets
   // are that vertex's first DOF in A's numbering, so solves need no permuted copy
   // (and are safe to run concurrently on different right-hand sides).
@@ -44,15 +50,15 @@ class VertexBlockCholesky {
   std::vector<int> col_start_;  ///< block column J's blocks: [col_start_[J], col_start_[J+1])
   std::vector<int> row_;        ///< their block rows' DOF offsets (rows after J in the order)
   std::vector<Eigen::Matrix3d> block_;  ///< L_IJ
+  std::vector<int> row_pos_;    ///< the same blocks' rows as positions in the order
   // Analysis, reused by factorize().
   Sparse permuted_;              ///< A in the vertex order
   std::vector<int> value_slot_;  ///< A's k-th stored value → permuted_'s
-  Eigen::SimplicialLLT<Sparse, Eigen::Lower, Eigen::NaturalOrdering<int>> llt_;
-  /// L's k-th stored value → its place: ≥ 0 in block_ (9 · block + r + 3 c), < 0 in
-  /// diag_raw_ (−1 − (9 J + r + 3 c)).
-  std::vector<int> l_slot_;
-  std::vector<Eigen::Matrix3d> diag_raw_;
-  bool blocks_known_ = false;
+  // factorize()'s workspace: the column being formed (by block row), and for every
+  // finished column K the next of its blocks still to be applied (next_[K]) and the
+  // list of columns waiting on each block row (head_ → link_).
+  std::vector<Eigen::Matrix3d> work_;
+  std::vector<int> next_, head_, link_;
 };
 
 }  // namespace clockwork

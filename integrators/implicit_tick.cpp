@@ -95,13 +95,15 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
         for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
     });
   }
-  if (!analyzed_) {
-    llt_.analyzePattern(hessian_);
-    analyzed_ = true;
+  // The pattern is the potential's (fixed) unless a plane landed outside it, which the
+  // filter above prevents; analyse again rather than trust that.
+  hessian_.makeCompressed();
+  if (analyzed_nonzeros_ != hessian_.nonZeros()) {
+    analyzed_nonzeros_ = chol_.analyze(hessian_) ? hessian_.nonZeros() : -1;
+    assert(analyzed_nonzeros_ >= 0);
   }
-  llt_.factorize(hessian_);
   ++factorizations_;
-  have_factor_ = llt_.info() == Eigen::Success;
+  have_factor_ = chol_.factorize(hessian_);
   return have_factor_;
 }
 
@@ -167,9 +169,12 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     }
     if (newton) {
       if (!factor(p, x)) break;
-      d = -llt_.solve(g);
+      d = g;
+      chol_.solve_in_place(d);
+      d = -d;
     } else {
-      z = llt_.solve(g);
+      z = g;
+      chol_.solve_in_place(z);
       if (report.iterations == 0) {
         d = -z;
       } else {
@@ -201,7 +206,8 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       factor(p, x);
       ticks_since_refresh_ = 1;
       gradient(p, x, g);
-      z = llt_.solve(g);
+      z = g;
+      chol_.solve_in_place(z);
       d = -z;
       z_old = z;
       g_old = g;

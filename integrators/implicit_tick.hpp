@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "integrators/block_cholesky.hpp"
 #include "integrators/body_potential.hpp"
 #include "integrators/tick_plane.hpp"
 
@@ -100,8 +101,8 @@ class ImplicitTickSolver {
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;
   BodyPotential::Sparse hessian_, damping_;
-  Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
-  bool analyzed_ = false;
+  VertexBlockCholesky chol_;
+  Eigen::Index analyzed_nonzeros_ = -1;  ///< hessian_'s when chol_ analysed it
   bool have_factor_ = false;
   int ticks_since_refresh_ = 0;
   std::uint64_t factorizations_ = 0;
