@@ -2,6 +2,9 @@
 
 #include "integrators/parallel_for.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace clockwork {
 
 namespace {
@@ -51,25 +54,60 @@ template <typename MembraneBlock, typename HingeBlock>
 void BodyPotential::assemble(const Vector& X, Sparse& out, MembraneBlock membrane,
                              HingeBlock hinge) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
-  triplets_.resize(81 * nm + 144 * nh);
-  const auto scatter = [&](std::size_t base, const auto& v, const auto& H) {
-    const int N = static_cast<int>(v.size());
+  entries_.resize(81 * nm + 144 * nh);
+  const auto store = [&](std::size_t base, const auto& H) {
+    const int N = static_cast<int>(H.rows() / 3);
     std::size_t k = base;
     for (int i = 0; i < N; ++i)
       for (int j = 0; j < N; ++j)
         for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c)
-            triplets_[k++] = {static_cast<int>(3 * v[i] + r), static_cast<int>(3 * v[j] + c),
-                              H(3 * i + r, 3 * j + c)};
+          for (int c = 0; c < 3; ++c) entries_[k++] = H(3 * i + r, 3 * j + c);
   };
   for_each_index(nm, kGrain, [&](std::size_t e) {
-    scatter(81 * e, membranes_[e].v, membrane(membranes_[e].term, gather<3>(X, membranes_[e].v)));
+    store(81 * e, membrane(membranes_[e].term, gather<3>(X, membranes_[e].v)));
   });
   for_each_index(nh, kGrain, [&](std::size_t e) {
-    scatter(81 * nm + 144 * e, hinges_[e].v, hinge(hinges_[e].term, gather<4>(X, hinges_[e].v)));
+    store(81 * nm + 144 * e, hinge(hinges_[e].term, gather<4>(X, hinges_[e].v)));
   });
-  out.resize(static_cast<Eigen::Index>(3 * n_), static_cast<Eigen::Index>(3 * n_));
-  out.setFromTriplets(triplets_.begin(), triplets_.end());
+  if (slot_.size() != entries_.size() || pattern_.rows() != static_cast<Eigen::Index>(3 * n_))
+    build_pattern();
+  const auto same = [](const Sparse& a, const Sparse& b) {
+    return a.isCompressed() && a.rows() == b.rows() && a.cols() == b.cols() &&
+           a.nonZeros() == b.nonZeros() &&
+           std::equal(a.outerIndexPtr(), a.outerIndexPtr() + a.outerSize() + 1, b.outerIndexPtr()) &&
+           std::equal(a.innerIndexPtr(), a.innerIndexPtr() + a.nonZeros(), b.innerIndexPtr());
+  };
+  if (!same(out, pattern_)) out = pattern_;
+  double* values = out.valuePtr();
+  std::fill(values, values + out.nonZeros(), 0.0);
+  for (std::size_t k = 0; k < entries_.size(); ++k) values[slot_[k]] += entries_[k];
+}
+
+void BodyPotential::build_pattern() const {
+  const std::size_t nm = membranes_.size(), nh = hinges_.size();
+  std::vector<std::pair<int, int>> at;  // (row, column) of each entry, in entries_' order
+  at.reserve(81 * nm + 144 * nh);
+  const auto add = [&](const auto& v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      for (std::size_t j = 0; j < v.size(); ++j)
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c)
+            at.emplace_back(static_cast<int>(3 * v[i] + r), static_cast<int>(3 * v[j] + c));
+  };
+  for (const auto& e : membranes_) add(e.v);
+  for (const auto& e : hinges_) add(e.v);
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(at.size());
+  for (const auto& [r, c] : at) t.emplace_back(r, c, 0.0);
+  pattern_.resize(static_cast<Eigen::Index>(3 * n_), static_cast<Eigen::Index>(3 * n_));
+  pattern_.setFromTriplets(t.begin(), t.end());
+  pattern_.makeCompressed();
+  slot_.resize(at.size());
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const int* begin = pattern_.innerIndexPtr() + pattern_.outerIndexPtr()[at[k].second];
+    const int* end = pattern_.innerIndexPtr() + pattern_.outerIndexPtr()[at[k].second + 1];
+    slot_[k] = static_cast<int>(std::lower_bound(begin, end, at[k].first) - pattern_.innerIndexPtr());
+  }
 }
 
 void BodyPotential::hessian(const Vector& X, Sparse& out) const {

@@ -55,6 +55,8 @@ class BodyPotential {
   /// Assembles per-element matrices block(term, x_e) in a fixed order.
   template <typename MembraneBlock, typename HingeBlock>
   void assemble(const Vector& X, Sparse& out, MembraneBlock membrane, HingeBlock hinge) const;
+  /// pattern_ and slot_ from the elements' vertices.
+  void build_pattern() const;
   template <int N>
   StencilPositions<N> gather(const Vector& X, const std::array<Index, N>& v) const {
     StencilPositions<N> x;
@@ -69,7 +71,12 @@ class BodyPotential {
   std::vector<double> mass_;
   Vector external_;
   // Scratch reused between calls (element results before the ordered sum).
-  mutable std::vector<Eigen::Triplet<double>> triplets_;
+  mutable std::vector<double> entries_;  ///< the element blocks' entries, in element order
+  // The assembled pattern (fixed: the same elements every call) and each entry's value
+  // slot in it, built once; an assembly then adds entries_ in order into the slots,
+  // which sums duplicates in the same order setFromTriplets did.
+  mutable Sparse pattern_;
+  mutable std::vector<int> slot_;
   mutable std::vector<double> element_values_;
   mutable std::vector<double> element_gradients_;
 };
