@@ -98,13 +98,33 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
   // The pattern is the potential's (fixed) unless a plane landed outside it, which the
   // filter above prevents; analyse again rather than trust that.
   hessian_.makeCompressed();
+  const bool block = settings_.factorization == TickFactorization::VertexBlock;
   if (analyzed_nonzeros_ != hessian_.nonZeros()) {
-    analyzed_nonzeros_ = chol_.analyze(hessian_) ? hessian_.nonZeros() : -1;
-    assert(analyzed_nonzeros_ >= 0);
+    analyzed_nonzeros_ = hessian_.nonZeros();
+    if (block) {
+      [[maybe_unused]] const bool ok = chol_.analyze(hessian_);
+      assert(ok);  // square, 3 DOFs per vertex, compressed
+    } else {
+      llt_.analyzePattern(hessian_);
+    }
   }
   ++factorizations_;
-  have_factor_ = chol_.factorize(hessian_);
+  if (block) {
+    have_factor_ = chol_.factorize(hessian_);
+  } else {
+    llt_.factorize(hessian_);
+    have_factor_ = llt_.info() == Eigen::Success;
+  }
   return have_factor_;
+}
+
+void ImplicitTickSolver::apply_inverse(Eigen::VectorXd& x) {
+  if (settings_.factorization == TickFactorization::VertexBlock) {
+    chol_.solve_in_place(x);
+  } else {
+    rhs_ = x;
+    x = llt_.solve(rhs_);
+  }
 }
 
 double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
@@ -170,11 +190,11 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     if (newton) {
       if (!factor(p, x)) break;
       d = g;
-      chol_.solve_in_place(d);
+      apply_inverse(d);
       d = -d;
     } else {
       z = g;
-      chol_.solve_in_place(z);
+      apply_inverse(z);
       if (report.iterations == 0) {
         d = -z;
       } else {
@@ -207,7 +227,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       ticks_since_refresh_ = 1;
       gradient(p, x, g);
       z = g;
-      chol_.solve_in_place(z);
+      apply_inverse(z);
       d = -z;
       z_old = z;
       g_old = g;

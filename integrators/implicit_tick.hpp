@@ -38,6 +38,12 @@
 namespace clockwork {
 
 enum class ImplicitSolverKind { ProjectedNewton, PreconditionedNcg };
+/// The sparse Cholesky of the Newton systems and of NCG's preconditioner: Eigen's scalar
+/// SimplicialLLT in a scalar AMD order (the default), or the vertex-block factorisation
+/// (block_cholesky.hpp), ~1.7× faster on the cape. The two agree to round-off, but the
+/// phantom contact demos are sensitive to round-off (docs/performance.md, "Block
+/// factorisation"), so the faster one is opt-in.
+enum class TickFactorization { Simplicial, VertexBlock };
 
 struct ImplicitSolverSettings {
   ImplicitSolverKind kind = ImplicitSolverKind::ProjectedNewton;
@@ -48,6 +54,7 @@ struct ImplicitSolverSettings {
   /// preconditioner at the current iterate, and again after as many more.
   int stall_iterations = 20;
   double rayleigh_beta = 0.0;  ///< s: D = β K_mat (0: undamped, the paper's integrator)
+  TickFactorization factorization = TickFactorization::Simplicial;
 };
 
 struct TickProblem {
@@ -101,12 +108,16 @@ class ImplicitTickSolver {
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;
   BodyPotential::Sparse hessian_, damping_;
+  /// x ← (the factored matrix)⁻¹ x, by whichever factorisation the settings chose.
+  void apply_inverse(Eigen::VectorXd& x);
+
+  Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
   VertexBlockCholesky chol_;
-  Eigen::Index analyzed_nonzeros_ = -1;  ///< hessian_'s when chol_ analysed it
+  Eigen::Index analyzed_nonzeros_ = -1;  ///< hessian_'s when the factor was analysed
   bool have_factor_ = false;
   int ticks_since_refresh_ = 0;
   std::uint64_t factorizations_ = 0;
-  Eigen::VectorXd mid_, grad_v_, trial_, delta_, damping_force_;
+  Eigen::VectorXd rhs_, mid_, grad_v_, trial_, delta_, damping_force_;
 };
 
 }  // namespace clockwork
