@@ -15,7 +15,6 @@
 /// ticks' preconditioner refreshes were 43 % of the cape run).
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
-#include <Eigen/SparseCholesky>
 #include <vector>
 
 namespace clockwork {

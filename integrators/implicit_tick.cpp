@@ -118,12 +118,12 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
   return have_factor_;
 }
 
-void ImplicitTickSolver::apply_inverse(Eigen::VectorXd& x) {
+void ImplicitTickSolver::apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) const {
   if (settings_.factorization == TickFactorization::VertexBlock) {
-    chol_.solve_in_place(x);
+    out = b;
+    chol_.solve_in_place(out);
   } else {
-    rhs_ = x;
-    x = llt_.solve(rhs_);
+    out = llt_.solve(b);
   }
 }
 
@@ -189,12 +189,10 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     }
     if (newton) {
       if (!factor(p, x)) break;
-      d = g;
-      apply_inverse(d);
+      apply_inverse(g, d);
       d = -d;
     } else {
-      z = g;
-      apply_inverse(z);
+      apply_inverse(g, z);
       if (report.iterations == 0) {
         d = -z;
       } else {
@@ -226,8 +224,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       factor(p, x);
       ticks_since_refresh_ = 1;
       gradient(p, x, g);
-      z = g;
-      apply_inverse(z);
+      apply_inverse(g, z);
       d = -z;
       z_old = z;
       g_old = g;

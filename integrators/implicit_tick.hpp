@@ -97,6 +97,8 @@ class ImplicitTickSolver {
   /// Factors M/h² + ¼ H_V((q̃ + x)/2) (+ D/h, + the planes pushing at x), prescribed
   /// rows and columns replaced by the identity (scaled by m/h²).
   bool factor(const TickProblem& p, const Eigen::VectorXd& x);
+  /// out = (the factored matrix)⁻¹ b, by whichever factorisation the settings chose.
+  void apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) const;
   /// Backtracking Armijo along d from x with energy e; returns the step taken (0:
   /// none) and leaves x and e at the accepted point.
   double line_search(const TickProblem& p, Eigen::VectorXd& x, const Eigen::VectorXd& g,
@@ -108,16 +110,13 @@ class ImplicitTickSolver {
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;
   BodyPotential::Sparse hessian_, damping_;
-  /// x ← (the factored matrix)⁻¹ x, by whichever factorisation the settings chose.
-  void apply_inverse(Eigen::VectorXd& x);
-
   Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
   VertexBlockCholesky chol_;
   Eigen::Index analyzed_nonzeros_ = -1;  ///< hessian_'s when the factor was analysed
   bool have_factor_ = false;
   int ticks_since_refresh_ = 0;
   std::uint64_t factorizations_ = 0;
-  Eigen::VectorXd rhs_, mid_, grad_v_, trial_, delta_, damping_force_;
+  Eigen::VectorXd mid_, grad_v_, trial_, delta_, damping_force_;
 };
 
 }  // namespace clockwork

@@ -2,6 +2,8 @@
 // scalar one on the matrices it is used for: M + c K of a tet mesh.
 #include <doctest/doctest.h>
 
+#include <Eigen/SparseCholesky>
+
 #include "integrators/block_cholesky.hpp"
 #include "integrators/tet_fem.hpp"
 #include "io/tet_mesh.hpp"
