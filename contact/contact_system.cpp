@@ -190,6 +190,22 @@ StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
 
 // --- penalty layers ------------------------------------------------------------------
 
+double ContactSystem::impulse_inverse_mass(Index a) const {
+  // A vertex whose mass the kernel shares (a phantom body with "contact_mass": "whole")
+  // holds m/2 here: the impulse moves the whole m.
+  const double w = kernel_.state().inv_mass(a);
+  return kernel_.shared_mass(a).share ? 0.5 * w : w;
+}
+
+void ContactSystem::add_impulse(Index a, const Vec3& impulse, double t, bool report) {
+  const double w = impulse_inverse_mass(a);
+  if (w == 0.0) return;
+  const Vec3 dv = w * impulse;
+  kernel_.state().velocity_ref(a) += dv;
+  if (report) kernel_.velocity_changed(a);
+  if (const SharedMass m = kernel_.shared_mass(a); m.share) m.share->share_velocity_change(m.local, dv, t);
+}
+
 double ContactSystem::layer_tick(EventSlot slot, double t) {
   const LayerEvent e = layer_events_[slot];
   Pair& p = pairs_[e.pair];
@@ -212,12 +228,7 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
   if (c.distance < thickness && owns_contact(p, c)) {
     // Impulse −h ∇V_l with ∇_i V_l = r(l) (d − η(l)) w_i n (Harmon et al. 2009).
     const double J = period(e.layer) * stiffness(e.layer) * (thickness - c.distance);
-    for (int i = 0; i < 4; ++i) {
-      const double w = s.inv_mass(p.v[i]);
-      if (w == 0.0) continue;
-      s.velocity_ref(p.v[i]) += (J * c.w[i] * w) * n;
-      kernel_.velocity_changed(p.v[i]);
-    }
+    for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (J * c.w[i]) * n, t);
     if (params_.friction > 0.0) {
       // Coulomb: tangential impulse opposing the relative sliding velocity of the
       // closest points, at most μ J, and at most what stops the sliding.
@@ -225,18 +236,14 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
       double k = 0.0;
       for (int i = 0; i < 4; ++i) {
         vrel += c.w[i] * s.velocity(p.v[i]);
-        k += c.w[i] * c.w[i] * s.inv_mass(p.v[i]);
+        k += c.w[i] * c.w[i] * impulse_inverse_mass(p.v[i]);
       }
       const Vec3 vt = vrel - vrel.dot(n) * n;
       const double speed = vt.norm();
       if (speed > 0.0 && k > 0.0) {
         const double jt = std::min(params_.friction * J, speed / k);
         const Vec3 dir = vt / speed;
-        for (int i = 0; i < 4; ++i) {
-          const double w = s.inv_mass(p.v[i]);
-          if (w == 0.0) continue;
-          s.velocity_ref(p.v[i]) -= (jt * c.w[i] * w) * dir;
-        }
+        for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (-jt * c.w[i]) * dir, t, false);
       }
     }
     return t + period(e.layer);

@@ -229,6 +229,10 @@ int main(int argc, char** argv) {
                  c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
                  c.unconverged, c.solve_seconds, c.factorizations, c.torque_corrections, c.max_correction_speed,
                  c.torque_skipped);
+      if (c.halvings > 0)
+        fmt::print("  phantom: {} solves retried with half the step, {} ticks shorter than h_imp "
+                   "(shortest h_imp / {})\n",
+                   c.halvings, c.short_ticks, 1 << c.deepest_halving);
       if (c.obstacle_planes + c.pair_planes > 0)
         fmt::print("  phantom: {:.1f} obstacle and {:.1f} pair planes per tick, {:.1f} of them pushing\n",
                    double(c.obstacle_planes) / double(c.ticks), double(c.pair_planes) / double(c.ticks),

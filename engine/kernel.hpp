@@ -10,6 +10,7 @@
 #include "engine/contingency.hpp"
 #include "engine/event_queue.hpp"
 #include "engine/event_source.hpp"
+#include "engine/mass_share.hpp"
 #include "engine/trace.hpp"
 #include "engine/vertex_state.hpp"
 
@@ -88,6 +89,17 @@ class Kernel {
   /// after each event; sources that change many velocities at once may call it too).
   void flush_contingency();
 
+  // --- shared masses (engine/mass_share.hpp) -----------------------------------------
+  /// Vertex `a`'s mass is shared with `share` (its local index `local` there).
+  void set_mass_share(Index a, MassShare* share, Index local) {
+    if (shared_mass_.size() < state_.size()) shared_mass_.resize(state_.size());
+    shared_mass_[a] = {share, local};
+  }
+  /// Who holds the rest of vertex a's mass ({nullptr} if the kernel holds all of it).
+  SharedMass shared_mass(Index a) const {
+    return a < shared_mass_.size() ? shared_mass_[a] : SharedMass{};
+  }
+
   // --- the loop ----------------------------------------------------------------------
   /// Processes every event with time <= t_end, in (time, seq) order.
   void run_until(double t_end);
@@ -148,6 +160,7 @@ class Kernel {
   std::uint64_t envelope_exits_ = 0;
   std::array<std::vector<Index>, kEnvelopeLevels> touched_;
   std::vector<Certificate*> pending_;
+  std::vector<SharedMass> shared_mass_;
   std::uint64_t epoch_ = 0;
   std::uint64_t processed_ = 0;
   double now_ = 0.0;

@@ -15,6 +15,8 @@ PhantomSource::PhantomSource(std::string body, std::vector<Index> vertices,
       vertices_(std::move(vertices)),
       mass_(std::move(mass)),
       h_(h_imp),
+      h_tick_(h_imp),
+      h_prev_(h_imp),
       potential_(std::make_unique<BodyPotential>(vertices_.size())) {
   if (!(h_imp > 0.0 && std::isfinite(h_imp)))
     throw std::invalid_argument("phantom: h_imp must be a positive time");
@@ -32,8 +34,14 @@ void PhantomSource::start(EventKind kind, Kernel& kernel, double t0) {
     v_tilde_.segment<3>(3 * a) = s.velocity(vertices_[a]);
     free_[a] = !s.kinematic(vertices_[a]);
   }
+  if (contact_on_whole_)
+    for (std::size_t a = 0; a < n; ++a) kernel.set_mass_share(vertices_[a], this, static_cast<Index>(a));
   t_tick_ = t0_ = t0;
   tick_ = 0;
+  grid_ = 0;
+  level_ = calm_ = 0;
+  calm_needed_ = halving_.calm_ticks;
+  h_tick_ = h_prev_ = h_;
   problem_.h = h_;
   problem_.mass = &mass_;
   problem_.free = &free_;
@@ -81,32 +89,8 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     released = true;
   }
   if (released) solver_->invalidate_factor();
-  problem_.q_tilde = q_tilde_;
-  problem_.y.resize(q_tilde_.size());
-  x_.resize(q_tilde_.size());
-  for (std::size_t a = 0; a < n; ++a) {
-    const Index ga = vertices_[a];
-    s.sync(ga, time);
-    const Vec3 q = s.position(ga), v = s.velocity(ga);
-    if (!free_[a]) {  // prescribed: the primary's scripted motion
-      x_.segment<3>(3 * a) = q + h_ * v;
-      problem_.y.segment<3>(3 * a) = x_.segment<3>(3 * a);
-      continue;
-    }
-    const Vec3 qt = q_tilde_.segment<3>(3 * a), vt = v_tilde_.segment<3>(3 * a);
-    problem_.y.segment<3>(3 * a) = 0.5 * (q + qt) + 0.5 * h_ * (v + vt) -
-                                   (0.5 * h_ * h_ / mass_[a]) * g_prev_.segment<3>(3 * a);
-    x_.segment<3>(3 * a) = qt + h_ * vt;  // the phantom's free flight: the initial guess
-  }
-  find_contact_planes(s, time);
-  const auto start = std::chrono::steady_clock::now();
-  const TickReport report = solver_->solve(problem_, x_);
-  counters_.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ++counters_.ticks;
-  counters_.factorizations = solver_->factorizations();
-  counters_.iterations += static_cast<std::uint64_t>(report.iterations);
-  counters_.last_iterations = report.iterations;
-  counters_.max_iterations = std::max(counters_.max_iterations, report.iterations);
+  const TickReport report = solve_tick(s, time);
+  const double h = h_tick_;
   if (!std::isfinite(report.gradient_norm))
     throw std::runtime_error(fmt::format(
         "phantom body '{}': the implicit solve at t = {} s produced a non-finite gradient; "
@@ -117,9 +101,9 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     // decreased E), count it, and say so.
     ++counters_.unconverged;
     if (counters_.unconverged <= 10 || (counters_.unconverged & (counters_.unconverged - 1)) == 0)
-      spdlog::warn("phantom body '{}': implicit solve at t = {:.6g} s stopped after {} iterations "
-                   "with |grad E| = {:.3g} > {:.3g}; keeping the best iterate ({} such ticks)",
-                   body_, time, report.iterations, report.gradient_norm, report.threshold,
+      spdlog::warn("phantom body '{}': implicit solve at t = {:.6g} s (step {:.3g} s) stopped after {} "
+                   "iterations with |grad E| = {:.3g} > {:.3g}; keeping the best iterate ({} such ticks)",
+                   body_, time, h, report.iterations, report.gradient_norm, report.threshold,
                    counters_.unconverged);
   }
   // Momentum: Σ_a m_a (x_a − y_a)/h² must vanish (Σ ∇V = 0); a partial solve leaves a
@@ -145,7 +129,7 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     Vec3 g_sum = Vec3::Zero();
     for (std::size_t a = 0; a < n; ++a) g_sum += g_prev_.segment<3>(3 * a);
     // Exact condition: Σ m (x − y) = −(h²/2) Σ g + h² Σ f_planes.
-    const Vec3 shift = (-(0.5 * h_ * h_) * g_sum + h_ * h_ * plane_force() - residual) / free_mass;
+    const Vec3 shift = (-(0.5 * h * h) * g_sum + h * h * plane_force() - residual) / free_mass;
     for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
     // Angular momentum likewise (header): the rotation moves the interval midpoint, so
     // ∇V is re-evaluated there and the (second-order) remainder cancelled again. Not
@@ -157,14 +141,96 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   }
   for (std::size_t a = 0; a < n; ++a) {
     // The phantom of a prescribed vertex follows its script too.
-    v_tilde_.segment<3>(3 * a) = (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)) / h_;
+    v_tilde_.segment<3>(3 * a) = (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)) / h;
     if (!free_[a]) continue;
     const Index ga = vertices_[a];
-    s.velocity_ref(ga) = (x_.segment<3>(3 * a) - s.position(ga)) / h_;
+    s.velocity_ref(ga) = (x_.segment<3>(3 * a) - s.position(ga)) / h;
     kernel.velocity_changed(ga);
   }
   ++tick_;
-  return t0_ + static_cast<double>(tick_) * h_;
+  return next_tick_time(report.converged);
+}
+
+void PhantomSource::set_halving(TickHalving halving) {
+  if (halving.max_halvings < 0 || halving.max_halvings > 30 || halving.calm_ticks < 1)
+    throw std::invalid_argument("phantom: halvings must be in 0..30 and calm ticks at least 1");
+  halving_ = halving;
+  calm_needed_ = halving.calm_ticks;
+}
+
+void PhantomSource::set_up_tick(VertexState& s, double time, double h) {
+  problem_.h = h;
+  // The first tick's previous "interval" is the initial state: a half kick of its own step.
+  const double h_prev = counters_.ticks == 0 ? h : h_prev_;
+  problem_.q_tilde = q_tilde_;
+  problem_.y.resize(q_tilde_.size());
+  x_.resize(q_tilde_.size());
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    const Index ga = vertices_[a];
+    s.sync(ga, time);
+    const Vec3 q = s.position(ga), v = s.velocity(ga);
+    if (!free_[a]) {  // prescribed: the primary's scripted motion
+      x_.segment<3>(3 * a) = q + h * v;
+      problem_.y.segment<3>(3 * a) = x_.segment<3>(3 * a);
+      continue;
+    }
+    // The previous interval's half of the midpoint impulse, (h_prev/2) g_prev, moves the
+    // landing point by h/m times it (with one period: the header's (h²/2) M⁻¹ g_prev).
+    const Vec3 qt = q_tilde_.segment<3>(3 * a), vt = v_tilde_.segment<3>(3 * a);
+    problem_.y.segment<3>(3 * a) = 0.5 * (q + qt) + 0.5 * h * (v + vt) -
+                                   (0.5 * h * h_prev / mass_[a]) * g_prev_.segment<3>(3 * a);
+    x_.segment<3>(3 * a) = qt + h * vt;  // the phantom's free flight: the initial guess
+  }
+  find_contact_planes(s, time);
+}
+
+TickReport PhantomSource::solve_tick(VertexState& s, double time) {
+  for (;;) {
+    h_tick_ = std::ldexp(h_, -level_);
+    set_up_tick(s, time, h_tick_);
+    const auto start = std::chrono::steady_clock::now();
+    const TickReport report = solver_->solve(problem_, x_);
+    counters_.solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    counters_.factorizations = solver_->factorizations();
+    counters_.iterations += static_cast<std::uint64_t>(report.iterations);
+    counters_.max_iterations = std::max(counters_.max_iterations, report.iterations);
+    if (report.converged || level_ >= halving_.max_halvings || !std::isfinite(report.gradient_norm)) {
+      ++counters_.ticks;
+      counters_.last_iterations = report.iterations;
+      if (level_ > 0) ++counters_.short_ticks;
+      return report;
+    }
+    // Solve again from the same state with half the step; the factor holds M/h².
+    // A failure right after the step doubled: wait twice as long before the next try.
+    if (calm_ < 0) calm_needed_ = std::min(2 * calm_needed_, 1 << 20);
+    ++level_;
+    calm_ = 0;
+    ++counters_.halvings;
+    counters_.deepest_halving = std::max(counters_.deepest_halving, level_);
+    solver_->invalidate_factor();
+    spdlog::debug("phantom body '{}': tick at t = {:.6g} s did not converge in {} iterations "
+                  "(|grad E| = {:.3g} > {:.3g}); solving it again with step {:.3g} s",
+                  body_, time, report.iterations, report.gradient_norm, report.threshold,
+                  std::ldexp(h_, -level_));
+  }
+}
+
+double PhantomSource::next_tick_time(bool converged) {
+  h_prev_ = h_tick_;
+  const int finest = halving_.max_halvings;
+  grid_ += std::int64_t{1} << (finest - level_);
+  if (calm_ < 0) {  // the first tick after the step doubled converged
+    calm_ = 0;
+    calm_needed_ = halving_.calm_ticks;
+  }
+  if (level_ > 0 && converged && ++calm_ >= calm_needed_ &&
+      grid_ % (std::int64_t{1} << (finest - level_ + 1)) == 0) {
+    --level_;
+    calm_ = -1;  // marks the trial of the doubled step
+    solver_->invalidate_factor();
+  }
+  // (k 2^L) (h 2^-L) rounds as k h: without halvings the ticks are at t0 + k h_imp.
+  return t0_ + static_cast<double>(grid_) * std::ldexp(h_, -finest);
 }
 
 void PhantomSource::find_contact_planes(const VertexState& s, double time) {
@@ -178,11 +244,11 @@ void PhantomSource::find_contact_planes(const VertexState& s, double time) {
     if (free_[a])
       speed = std::max({speed, s.velocity(vertices_[a]).norm(), v_tilde_.segment<3>(3 * a).norm()});
   if (obstacles_) {
-    obstacles_(time, 2.0 * (obstacle_settings_.clearance + h_ * speed), features_);
+    obstacles_(time, 2.0 * (obstacle_settings_.clearance + problem_.h * speed), features_);
     add_planes(s, obstacle_settings_);
   }
   if (pairs_) {
-    pairs_(time, 2.0 * (pair_settings_.clearance + h_ * speed), features_);
+    pairs_(time, 2.0 * (pair_settings_.clearance + problem_.h * speed), features_);
     add_planes(s, pair_settings_);
   }
 }
@@ -208,10 +274,10 @@ void PhantomSource::add_planes(const VertexState& s, const TickContactSettings& 
     plane.weights = f.weights;
     plane.normal = y / distance;
     const double gap = f.pair ? std::min(distance, settings.clearance) : settings.clearance;
-    plane.offset = plane.normal.dot(f.point + h_ * f.velocity) + gap;
+    plane.offset = plane.normal.dot(f.point + problem_.h * f.velocity) + gap;
     // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹ over the
     // unknowns.
-    plane.stiffness = settings.stiffness / (inverse_mass * h_ * h_);
+    plane.stiffness = settings.stiffness / (inverse_mass * problem_.h * problem_.h);
     problem_.planes.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? counters_.pair_planes : counters_.obstacle_planes);
@@ -224,7 +290,7 @@ void PhantomSource::apply_plane_reactions(Kernel& kernel, double time) {
     const TickContactFeature& f = plane_features_[i];
     if (!f.pair) continue;
     const TickPlane& c = problem_.planes[i];
-    const double impulse = h_ * c.stiffness * c.violation(x_);
+    const double impulse = h_tick_ * c.stiffness * c.violation(x_);
     if (impulse == 0.0) continue;
     for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
       const Index g = f.others[j];
@@ -257,6 +323,13 @@ void PhantomSource::receive_impulse(Index a, const Vec3& impulse, double time, K
   kernel.velocity_changed(g);
 }
 
+void PhantomSource::share_velocity_change(Index a, const Vec3& dv, double t) {
+  // The phantom flies linearly from its tick: q̃_a(t') = q̃_a + (t' − t_tick) ṽ_a. A
+  // velocity change at t keeps the path continuous there.
+  v_tilde_.segment<3>(3 * a) += dv;
+  q_tilde_.segment<3>(3 * a) -= (t - t_tick_) * dv;
+}
+
 Vec3 PhantomSource::plane_force() const {
   Vec3 f = Vec3::Zero();
   for (const TickPlane& c : problem_.planes) {
@@ -281,13 +354,13 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
   for (std::size_t a = 0; a < n; ++a) {
     const Vec3 q = s.position(vertices_[a]);
     const Vec3 d = q - q_tilde_.segment<3>(3 * a);
-    const Vec3 v_plus = (x_.segment<3>(3 * a) - q) / h_;
+    const Vec3 v_plus = (x_.segment<3>(3 * a) - q) / h_tick_;
     torque += d.cross(0.5 * mass_[a] * (v_plus - s.velocity(vertices_[a])));
     // The solver's residual ρ = M(x − y)/h² + ½ g⁺ (Σ ρ = 0 after the shift) adds the
     // torque h Σ q̃ × ρ; cancelled too, as the shift cancels its force.
-    const Vec3 rho = (mass_[a] / (h_ * h_)) * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a)) +
+    const Vec3 rho = (mass_[a] / (h_tick_ * h_tick_)) * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a)) +
                      0.5 * g_prev_.segment<3>(3 * a);
-    torque += h_ * Vec3(q_tilde_.segment<3>(3 * a)).cross(rho);
+    torque += h_tick_ * Vec3(q_tilde_.segment<3>(3 * a)).cross(rho);
     centre += mass_[a] * (q - 0.5 * d);
     total += mass_[a];
   }
@@ -299,18 +372,18 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
   }
   const Vec3 omega = inertia.ldlt().solve(-torque);
   // Degenerate (collinear) body, or a rotation below the rounding of the positions.
-  if (!omega.allFinite() || h_ * omega.norm() <= 1e-15) return false;
+  if (!omega.allFinite() || h_tick_ * omega.norm() <= 1e-15) return false;
   const double speed = omega.norm() * std::sqrt(inertia.trace() / total);
   double fastest = 0.0;
   for (std::size_t a = 0; a < n; ++a)
-    fastest = std::max(fastest, (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)).norm() / h_);
+    fastest = std::max(fastest, (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)).norm() / h_tick_);
   if (speed > kMaxCorrection * fastest) {
     ++counters_.torque_skipped;
     return false;
   }
   for (std::size_t a = 0; a < n; ++a) {
     const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
-    x_.segment<3>(3 * a) += h_ * omega.cross(r);
+    x_.segment<3>(3 * a) += h_tick_ * omega.cross(r);
   }
   counters_.max_correction_speed = std::max(counters_.max_correction_speed, speed);
   return true;
@@ -336,7 +409,7 @@ void PhantomSource::add_carried(const VertexState&, double t, Vec3& p, Vec3& L,
     const Vec3 pa = 0.5 * mass_[a] * va;
     p += pa;
     L += phantom_position(static_cast<Index>(a), t).cross(pa);
-    if (ticked) L -= (0.25 * h_ * h_) * va.cross(g_prev_.segment<3>(3 * a));
+    if (ticked) L -= (0.25 * h_tick_ * h_tick_) * va.cross(g_prev_.segment<3>(3 * a));
     kinetic += 0.25 * mass_[a] * va.squaredNorm();
   }
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "engine/kernel.hpp"
+#include "engine/mass_share.hpp"
 #include "integrators/implicit_tick.hpp"
 #include "integrators/wind_force.hpp"
 
@@ -53,6 +54,21 @@ struct PhantomCounters {
   std::uint64_t obstacle_planes = 0;     ///< obstacle planes given to the ticks
   std::uint64_t pair_planes = 0;         ///< near-pair (self- and body–body) planes
   std::uint64_t pushing_planes = 0;      ///< of both, those that pushed the landing point
+  std::uint64_t halvings = 0;            ///< solves retried with half the step (TickHalving)
+  std::uint64_t short_ticks = 0;         ///< ticks taken with a step below h_imp
+  int deepest_halving = 0;               ///< the smallest step taken: h_imp / 2^this
+};
+
+/// Ticks whose solve does not converge are solved again from the same state with half
+/// the step, down to h_imp / 2^max_halvings (docs/phantom.md "Halving the tick"). A
+/// smaller step makes E better conditioned (its inertia term M/h² grows against the
+/// elastic Hessian), and an unconverged iterate is what folds a sheet at the mesh scale.
+/// After `calm_ticks` converged ticks at a level, the step doubles again once the tick
+/// times are back on the coarser level's grid, so that a body returns to h_imp; if the
+/// doubled step fails at once, the wait doubles (a failed solve costs max_iterations).
+struct TickHalving {
+  int max_halvings = 0;  ///< 0: the paper's fixed period
+  int calm_ticks = 4;
 };
 
 /// Something the landing point of a tick must keep clear of (docs/phantom.md
@@ -97,7 +113,7 @@ struct TickContactSettings {
   double stiffness = 10.0;
 };
 
-class PhantomSource final : public EventSource {
+class PhantomSource final : public EventSource, public MassShare {
  public:
   /// `vertices`: global indices of the body's vertices (local index = position in the
   /// list); `mass`: their full lumped masses (the kernel holds m/2 for free vertices,
@@ -123,6 +139,12 @@ class PhantomSource final : public EventSource {
     pairs_ = std::move(finder);
     pair_settings_ = settings;
   }
+  void set_halving(TickHalving halving);
+  /// Contact impulses on the primary move the whole mass: both copies change velocity
+  /// by J/m (docs/phantom.md "Contact on the whole mass"; the paper's penalties act on
+  /// the primary's half, m/2, and reach the phantom through the next tick). Before start().
+  void set_contact_on_whole_mass(bool on) { contact_on_whole_ = on; }
+  void share_velocity_change(Index local, const Vec3& dv, double t) override;
   /// An impulse J on local vertex a at `time` from outside the body's own tick (the
   /// reaction of another phantom body's contact plane): both copies' velocities change
   /// by J/m, so the pair's momentum changes by J and their mismatch does not grow.
@@ -140,6 +162,8 @@ class PhantomSource final : public EventSource {
 
   const PhantomCounters& counters() const { return counters_; }
   double h_imp() const { return h_; }
+  /// The step of the current interval (h_imp unless a tick was halved).
+  double h_tick() const { return h_tick_; }
   /// Phantom position of local vertex a at time t (between ticks: linear).
   Vec3 phantom_position(Index a, double t) const {
     return q_tilde_.segment<3>(3 * a) + (t - t_tick_) * v_tilde_.segment<3>(3 * a);
@@ -149,6 +173,15 @@ class PhantomSource final : public EventSource {
   double mismatch(const VertexState& state, double t) const;
 
  private:
+  /// The tick's problem for step h from the primary at `time` (synced): y, the initial
+  /// guess x_ (the phantom's free flight) and the contact planes.
+  void set_up_tick(VertexState& state, double time, double h);
+  /// Solves it, halving the step while the solve does not converge (TickHalving);
+  /// leaves the step taken in h_tick_.
+  TickReport solve_tick(VertexState& state, double time);
+  /// The next tick's time (on the grid of h_imp / 2^max_halvings, so that runs without
+  /// halvings tick at exactly t0 + k h_imp), coarsening the step when it may.
+  double next_tick_time(bool converged);
   /// Cancels the torque Σ (q − q̃) × Λ of the constraint impulses of a mismatched pair
   /// by a rigid rotation of the tick's landing positions x (changes no strain, no
   /// linear momentum); returns whether x changed. Free bodies only. Not applied (and
@@ -174,6 +207,13 @@ class PhantomSource final : public EventSource {
   std::vector<double> mass_;
   std::vector<bool> free_;
   double h_;
+  double h_tick_, h_prev_;  ///< this interval's step and the previous one's
+  TickHalving halving_;
+  bool contact_on_whole_ = false;
+  int level_ = 0;           ///< h_tick_ = h_ / 2^level_
+  int calm_ = 0;            ///< converged ticks at this level (−1: trying a doubled step)
+  int calm_needed_ = 4;     ///< calm_ticks, doubled after each failed try of a doubled step
+  std::int64_t grid_ = 0;   ///< the tick time in units of h_ / 2^max_halvings from t0
   std::unique_ptr<BodyPotential> potential_;
   std::unique_ptr<ImplicitTickSolver> solver_;
   struct WindTriangle {

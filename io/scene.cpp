@@ -448,6 +448,8 @@ class SceneBuilder {
   struct PhantomSettings {
     double h_imp = 0.0;
     ImplicitSolverSettings solver;
+    TickHalving halving;
+    bool contact_on_whole = false;
     bool obstacle_contact = false;
     TickContactSettings obstacles;
     bool deformable_contact = false;
@@ -464,7 +466,7 @@ class SceneBuilder {
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
     const JsonField f = b.at("phantom");
     f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "stall_iterations",
-                   "rayleigh_beta", "factorization", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
+                   "rayleigh_beta", "factorization", "max_halvings", "calm_ticks", "contact_mass", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
                    "deformable_contact", "deformable_stiffness", "deformable_clearance"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
@@ -481,6 +483,15 @@ class SceneBuilder {
       p.solver.factorization = c->choice({"simplicial", "vertex_block"}) == "vertex_block"
                                    ? TickFactorization::VertexBlock
                                    : TickFactorization::Simplicial;
+    if (auto m = f.find("max_halvings")) p.halving.max_halvings = static_cast<int>(m->integer_in(0, 30));
+    if (auto c = f.find("calm_ticks")) {
+      if (p.halving.max_halvings == 0) c->fail("needs \"max_halvings\" of at least 1");
+      p.halving.calm_ticks = static_cast<int>(c->integer_in(1, 1000000));
+    }
+    if (auto c = f.find("contact_mass")) {
+      p.contact_on_whole = c->choice({"primary", "whole"}) == "whole";
+      if (p.contact_on_whole && !contact_) c->fail("needs a \"contact\" object in the scene");
+    }
     p.obstacle_contact = read_tick_contact(f, b, "obstacle", p.obstacles);
     p.deformable_contact = read_tick_contact(f, b, "deformable", p.deformables);
     return p;
@@ -519,6 +530,8 @@ class SceneBuilder {
     std::vector<Index> ids(n);
     for (std::size_t a = 0; a < n; ++a) ids[a] = body.first_vertex + static_cast<Index>(a);
     auto src = std::make_unique<PhantomSource>(body.name, ids, mass, settings.h_imp, settings.solver);
+    src->set_halving(settings.halving);
+    src->set_contact_on_whole_mass(settings.contact_on_whole);
     BodyPotential& V = src->potential();
     for (const auto& tri : mesh.triangles)
       V.add_membrane(tri, MembraneStVK::from_rest(gather<3>(mesh.vertices, tri), mu, lambda));

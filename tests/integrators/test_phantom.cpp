@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <set>
 
 #include "contact/intersection_check.hpp"
 #include "engine/diagnostics.hpp"
@@ -215,6 +216,93 @@ TEST_CASE("the vertex-block factorisation gives the scalar one's trajectory to r
   }
 }
 
+TEST_CASE("halving the tick: eq. 7 holds across step changes, momenta stay exact, the step comes back") {
+  // Projected Newton capped at 4 iterations to 1e-12 cannot finish some ticks of a
+  // spinning cloth at h_imp but can at h_imp / 2 or / 4: those ticks are solved again at
+  // the shorter step, and the step doubles after 2 calm ticks (TickHalving), or after
+  // twice as many each time the doubled step fails at once.
+  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 2000.0,
+                              {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"max_iterations", 4},
+                               {"max_halvings", 3}, {"calm_ticks", 2}});
+  body["velocity"] = {{"random", 0.3}, {"angular", {1.0, 0.0, 2.0}}};
+  Scene scene = build({{"name", "halve"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  PhantomSource& ph = *scene.phantoms[0];
+  Kernel& k = *scene.kernel;
+  const VertexState& s = k.state();
+  const std::size_t n = s.size();
+  const Diagnostics d0 = measure(k, 0.0);
+  Eigen::VectorXd qt(3 * n), x(3 * n), g_prev, g;
+  double t = 0.0, h_prev = 0.0, worst7 = 0.0, scale = 0.0, worst_p = 0.0, worst_L = 0.0;
+  int step_changes = 0, checked = 0;
+  std::set<double> steps;
+  for (int tick = 0; t < 0.3; ++tick) {
+    REQUIRE(tick < 2400);
+    std::vector<Vec3> v0(n), vt0(n);
+    for (Index a = 0; a < n; ++a) {
+      qt.segment<3>(3 * a) = ph.phantom_position(a, t);
+      v0[a] = s.velocity(a);
+      vt0[a] = ph.phantom_velocity(a);
+    }
+    const std::uint64_t unconverged = ph.counters().unconverged;
+    REQUIRE(k.step());
+    const double h = ph.h_tick();
+    steps.insert(h);
+    for (Index a = 0; a < n; ++a) x.segment<3>(3 * a) = ph.phantom_position(a, t + h);
+    ph.potential().gradient(0.5 * (qt + x), g);
+    // Eq. 7 with the two intervals' own steps: the impulse (h_prev/2) g_prev + (h/2) g.
+    if (tick > 0 && ph.counters().unconverged == unconverged) {
+      ++checked;
+      step_changes += h != h_prev;
+      for (Index a = 0; a < n; ++a) {
+        const double m = 2.0 * s.mass(a);
+        const Vec3 lambda = 0.5 * m * (s.velocity(a) - v0[a]);
+        const Vec3 r7 = 0.5 * m * (ph.phantom_velocity(a) - vt0[a]) + lambda +
+                        0.5 * (h_prev * g_prev.segment<3>(3 * a) + h * g.segment<3>(3 * a));
+        worst7 = std::max(worst7, r7.norm());
+        scale = std::max(scale, 0.5 * h * g.segment<3>(3 * a).norm() + lambda.norm());
+      }
+    }
+    t += h;
+    h_prev = h;
+    g_prev = g;
+    const Diagnostics d = measure(k, t);
+    worst_p = std::max(worst_p, (d.linear_momentum - d0.linear_momentum).norm() / d0.linear_momentum.norm());
+    worst_L = std::max(worst_L, (d.angular_momentum - d0.angular_momentum).norm() / d0.angular_momentum.norm());
+  }
+  const PhantomCounters& c = ph.counters();
+  MESSAGE(c.halvings << " halvings, " << c.short_ticks << " short ticks of " << c.ticks << ", "
+          << step_changes << " step changes, eq. 7 residual " << worst7 << " against " << scale
+          << ", |dp| " << worst_p << ", |dL| " << worst_L);
+  REQUIRE(c.halvings > 0);
+  REQUIRE(step_changes > 0);  // both directions below
+  CHECK(steps.count(1e-3) == 1);
+  CHECK(steps.count(5e-4) == 1);
+  CHECK(steps.count(2.5e-4) == 1);
+  CHECK(c.short_ticks < c.ticks);
+  CHECK(checked > 700);
+  // Using h for h_prev at a step change would leave a residual of about the scale.
+  CHECK(worst7 <= 1e-8 * scale);
+  CHECK(worst_p <= 1e-10);
+  CHECK(worst_L <= 1e-9);
+  // The ticks stay on the grid of h_imp / 8 from t0.
+  CHECK(std::abs(t * 8000.0 - std::round(t * 8000.0)) <= 1e-9);
+}
+
+TEST_CASE("halving the tick changes nothing while every solve converges") {
+  std::vector<Vec3> end[2];
+  for (int halvings = 0; halvings < 2; ++halvings) {
+    nlohmann::json doc = hanging(5e4, 5, "ncg");
+    doc["bodies"][0]["velocity"] = {{"random", 0.2}};
+    if (halvings) doc["bodies"][0]["phantom"]["max_halvings"] = 4;
+    Scene scene = build(doc);
+    scene.kernel->run_until(0.1);
+    CHECK(scene.phantoms[0]->counters().halvings == 0);
+    for (Index a = 0; a < scene.kernel->state().size(); ++a)
+      end[halvings].push_back(scene.kernel->state().position_at(a, 0.1));
+  }
+  CHECK(end[0] == end[1]);  // bit for bit: the ticks are at t0 + k h_imp either way
+}
+
 TEST_CASE("phantom bad input: named errors, and a logged fallback when the solver stops") {
   const nlohmann::json base = hanging(500.0, 4, "newton");
   SUBCASE("h_imp <= 0") {
@@ -246,6 +334,28 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
     CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/stall_iterations: ", 0) == 0);
     CHECK(error_of(d).find("got 0") != std::string::npos);
     d["bodies"][0]["phantom"]["stall_iterations"] = 6;
+    CHECK(error_of(d) == "(no error)");
+  }
+  SUBCASE("halvings: a range, and calm_ticks only with them") {
+    nlohmann::json d = base;
+    d["bodies"][0]["phantom"]["max_halvings"] = 31;
+    CHECK(error_of(d) == "test.json: /bodies/0/phantom/max_halvings: must be an integer in [0, 30], got 31");
+    d["bodies"][0]["phantom"]["max_halvings"] = 0;
+    d["bodies"][0]["phantom"]["calm_ticks"] = 3;
+    CHECK(error_of(d) == "test.json: /bodies/0/phantom/calm_ticks: needs \"max_halvings\" of at least 1, got 3");
+    d["bodies"][0]["phantom"]["max_halvings"] = 2;
+    d["bodies"][0]["phantom"]["calm_ticks"] = 0;
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/calm_ticks: ", 0) == 0);
+    d["bodies"][0]["phantom"]["calm_ticks"] = 3;
+    CHECK(error_of(d) == "(no error)");
+  }
+  SUBCASE("contact_mass: one of two, and only with contact") {
+    nlohmann::json d = base;
+    d["bodies"][0]["phantom"]["contact_mass"] = "half";
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/contact_mass: expected one of ", 0) == 0);
+    d["bodies"][0]["phantom"]["contact_mass"] = "whole";
+    CHECK(error_of(d) == "test.json: /bodies/0/phantom/contact_mass: needs a \"contact\" object in the scene, got \"whole\"");
+    d["contact"] = nlohmann::json::object();
     CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("phantom settings without the phantom integrator") {

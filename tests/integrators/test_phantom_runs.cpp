@@ -3,6 +3,8 @@
 // 1e4 ticks, stiff cloth at h_imp = 1e-3 s, a hard impact on a pole.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "contact/intersection_check.hpp"
 #include "engine/diagnostics.hpp"
 #include "io/scene.hpp"
@@ -27,8 +29,9 @@ constexpr auto hanging = test::hanging_cloth;
 
 /// Two phantom cloths flying at each other, no gravity: they collide through the
 /// penalty layers on the primaries.
-Scene colliding_cloths(const std::string& solver, bool deformable_contact = false) {
-  nlohmann::json ph = {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"solver", solver}};
+Scene colliding_cloths(const std::string& solver, bool deformable_contact = false,
+                       const std::string& contact_mass = "primary") {
+  nlohmann::json ph = {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"solver", solver}, {"contact_mass", contact_mass}};
   if (deformable_contact) ph["deformable_contact"] = true;
   nlohmann::json a = cloth("a", 5, 0.2, Vec3(0, 0, 0), 500.0, ph);
   nlohmann::json b = cloth("b", 5, 0.2, Vec3(0.03, 0.02, 0.05), 500.0, ph);
@@ -86,18 +89,21 @@ TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mis
 /// mismatch and contact depth.
 struct CollisionResult {
   double momentum = 0.0, angular = 0.0, mismatch = 0.0;
+  /// Share of the total energy lost, once the cloths are apart (NaN: still in contact).
+  double energy_lost = std::numeric_limits<double>::quiet_NaN();
   int deepest_layer = 0;
   std::uint64_t layer_activations = 0, pair_planes = 0, pushing_planes = 0;
 };
-CollisionResult collide(bool deformable_contact) {
-  Scene scene = colliding_cloths("ncg", deformable_contact);
+CollisionResult collide(bool deformable_contact, const std::string& contact_mass = "primary",
+                        int instants = 64) {
+  Scene scene = colliding_cloths("ncg", deformable_contact, contact_mass);
   Kernel& k = *scene.kernel;
   const Diagnostics d0 = measure(k, 0.0);
   double mass_speed = 0.0;
   for (Index a = 0; a < k.state().size(); ++a) mass_speed += 2 * k.state().mass(a) * k.state().velocity(a).norm();
   const std::vector<std::array<Index, 3>> tris = all_triangles(scene);
   CollisionResult r;
-  for (int i = 1; i <= 64; ++i) {
+  for (int i = 1; i <= instants; ++i) {
     const double t = 0.0047 * i;
     k.run_until(t);
     const Diagnostics d = measure(k, t);
@@ -109,6 +115,7 @@ CollisionResult collide(bool deformable_contact) {
     REQUIRE(find_intersections(x, tris).empty());
   }
   const ContactCounters c = scene.contact->counters();
+  if (c.active_layers == 0) r.energy_lost = 1.0 - measure(k, k.now()).total() / d0.total();
   r.deepest_layer = c.deepest_layer_ever;
   r.layer_activations = c.layer_activations;
   for (const PhantomSource* ph : scene.phantoms) {
@@ -116,7 +123,8 @@ CollisionResult collide(bool deformable_contact) {
     r.pushing_planes += ph->counters().pushing_planes;
     CHECK(ph->counters().unconverged == 0);
   }
-  MESSAGE("deformable planes " << deformable_contact << ": |dp|/sum m|v| " << r.momentum << ", |dL| rel "
+  MESSAGE("deformable planes " << deformable_contact << ", contact on the " << contact_mass
+                               << " mass: energy lost " << r.energy_lost << ", |dp|/sum m|v| " << r.momentum << ", |dL| rel "
                                << r.angular << ", max mismatch "
                                << r.mismatch << ", layers " << r.layer_activations << " (deepest "
                                << r.deepest_layer << "), pair planes " << r.pair_planes << ", pushing "
@@ -143,6 +151,25 @@ TEST_CASE("two phantom cloths colliding with the near pairs in their ticks: the 
   // The pair planes push without the torque correction (phantom_source.hpp): measured
   // 2e-7 of the momenta' scale.
   CHECK(on.angular <= 1e-6);
+}
+
+TEST_CASE("contact on the whole mass: two phantom cloths bounce off each other elastically") {
+  // The paper's penalties act on the primary's half of the mass and reach the phantom
+  // through the next tick, which averages the two copies' momenta: a collision shorter
+  // than h_imp loses kinetic energy. With "contact_mass": "whole" both copies take
+  // every contact impulse (J/m each) and the layers' elastic response is kept.
+  const CollisionResult primary = collide(false, "primary", 128);
+  const CollisionResult whole = collide(false, "whole", 128);
+  CHECK(primary.energy_lost > 0.3);  // measured 0.42
+  CHECK(std::abs(whole.energy_lost) < 0.02);  // measured -0.0055
+  CHECK(whole.mismatch <= 1e-12);  // the copies never part
+  CHECK(primary.momentum <= 1e-10);
+  CHECK(whole.momentum <= 1e-10);
+  CHECK(primary.angular <= 1e-10);
+  // Whole: an impulse on the phantom between its ticks moves the midpoint about which
+  // the next tick's elastic impulse is torque-free, which the discrete Noether
+  // momentum of docs/phantom.md does not account for (measured 2e-7).
+  CHECK(whole.angular <= 1e-6);
 }
 
 TEST_CASE("a stiff hat hits a pole off-centre at h_imp = 1e-3 s: no energy gain, no intersection") {
