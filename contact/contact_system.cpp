@@ -197,12 +197,15 @@ double ContactSystem::impulse_inverse_mass(Index a) const {
   return kernel_.shared_mass(a).share ? 0.5 * w : w;
 }
 
-void ContactSystem::add_impulse(Index a, const Vec3& impulse, double t, bool report) {
+void ContactSystem::add_impulse(Index a, const Vec3& impulse, double t) {
   const double w = impulse_inverse_mass(a);
   if (w == 0.0) return;
   const Vec3 dv = w * impulse;
   kernel_.state().velocity_ref(a) += dv;
-  if (report) kernel_.velocity_changed(a);
+  // Reported after the friction impulse too: the envelope test is made at the call, and
+  // friction alone can take a velocity out of its envelope (until 2026-11-25 it was not
+  // reported, so a certificate could rest on an envelope its vertex had left).
+  kernel_.velocity_changed(a);
   if (const SharedMass m = kernel_.shared_mass(a); m.share) m.share->share_velocity_change(m.local, dv, t);
 }
 
@@ -243,7 +246,7 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
       if (speed > 0.0 && k > 0.0) {
         const double jt = std::min(params_.friction * J, speed / k);
         const Vec3 dir = vt / speed;
-        for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (-jt * c.w[i]) * dir, t, false);
+        for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (-jt * c.w[i]) * dir, t);
       }
     }
     return t + period(e.layer);

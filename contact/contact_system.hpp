@@ -162,9 +162,9 @@ class ContactSystem {
   /// 1/m of the mass an impulse on vertex a moves (the kernel's, or the whole of a
   /// shared mass: engine/mass_share.hpp).
   double impulse_inverse_mass(Index a) const;
-  /// Applies an impulse to vertex a (synced) and to the other copy of a shared mass;
-  /// `report`: tell the kernel (the friction impulse follows the normal one, which did).
-  void add_impulse(Index a, const Vec3& impulse, double t, bool report = true);
+  /// Applies an impulse to vertex a (synced) and to the other copy of a shared mass,
+  /// and reports the velocity change to the kernel.
+  void add_impulse(Index a, const Vec3& impulse, double t);
 
   // Triangle pairs.
   void triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, int delta);

@@ -107,6 +107,39 @@ TEST_CASE("approaching triangles: the grid creates their pairs, layers stop them
   CHECK(c.slab_evaluations > 0);
 }
 
+TEST_CASE("friction impulses keep every velocity inside the envelopes its certificates assume") {
+  // The triangles meet while sliding across each other, so the layers' friction
+  // impulses change the tangential velocities. A certificate with an envelope is
+  // conservative only while its vertices' velocities stay within the slack of the
+  // envelope's centre: every velocity change, friction's too, must be reported.
+  ContactParameters p = params();
+  p.friction = 0.5;
+  p.slack_near = 0.02;
+  p.slack_far = 0.05;
+  TwoTriangles s(0.3, 1.0, 0.01, p);
+  Kernel& k = s.kernel;
+  for (Index a = 0; a < 3; ++a) {  // sliding along x
+    k.state().velocity_ref(a).x() = 0.8;
+    k.velocity_changed(a);
+  }
+  k.flush_contingency();
+  int friction_events = 0, checked = 0;
+  double worst = 0.0;  // the largest |v − u| / δ over the enveloped vertices
+  while (k.now() < 0.6 && k.step()) {
+    for (Index a = 0; a < 6; ++a)
+      for (int l = 1; l < kEnvelopeLevels; ++l) {
+        if (k.dependents(a, l).empty()) continue;
+        ++checked;
+        worst = std::max(worst, (k.state().velocity(a) - k.envelope_velocity(l, a)).norm() / k.velocity_slack(l));
+      }
+    friction_events += s.contact->counters().active_layers > 0;
+  }
+  MESSAGE("events with active layers " << friction_events << ", largest |v - u| / slack " << worst);
+  REQUIRE(s.contact->counters().deepest_layer_ever >= 1);
+  REQUIRE(checked > 0);
+  CHECK(worst <= 1.0 + 1e-12);
+}
+
 TEST_CASE("a fast head-on impact activates deeper layers and still never touches") {
   TwoTriangles s(1.0, 20.0, 0.01, params());
   for (int i = 1; i <= 200; ++i) {
