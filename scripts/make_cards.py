@@ -89,8 +89,8 @@ def card(i, back):
 
 
 # Measured with `clockwork run demos/cards.json` (Release build).
-RUNTIME = ("67 s on a 2-core AMD EPYC VM, Release (3.7 s per frame), contact "
-           "certificates 86 % of it; 0 intersecting frames")
+RUNTIME = ("79 s on a 2-core AMD EPYC VM, nothing else running, Release (4.4 s per "
+           "frame), contact certificates 79 % of it; 0 intersecting frames")
 
 DESCRIPTION = ("The phantom-mesh paper's card riffle: 8 extremely stiff cards (792 "
                "vertices) held at their back ends, bent into an S by a scripted thumb "
