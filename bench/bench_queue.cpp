@@ -4,7 +4,10 @@
 /// A queue of n events, each slot with its own period drawn from [h, 4h] and a
 /// random phase. Patterns: "UpdateTop" (the kernel: move the top to time + period),
 /// "PopPush" (pop, then push at time + period) and "Churn" (UpdateTop plus, 10% of
-/// the time, erase a random event and push it back — certificate churn).
+/// the time, erase a random event and push it back — certificate churn) and
+/// "Reschedule" (UpdateTop plus four updates of random events to a random time ahead —
+/// what the certificates of a vertex do after its velocity changes). Items: queue
+/// operations.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -70,6 +73,21 @@ void BM_Churn(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+template <typename Queue>
+void BM_Reschedule(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Fixture<Queue> f(n);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> ahead(0.0, 4e-4);
+  for (auto _ : state) {
+    const EventNode& e = f.queue.top();
+    const double now = e.time;
+    f.queue.update(f.handles[e.slot], e.time + f.period[e.slot]);
+    for (int k = 0; k < 4; ++k) f.queue.update(f.handles[rng() % n], now + ahead(rng));
+  }
+  state.SetItemsProcessed(5 * state.iterations());
+}
+
 }  // namespace
 
 #define CLOCKWORK_QUEUE_BENCH(pattern)                                                       \
@@ -81,4 +99,5 @@ void BM_Churn(benchmark::State& state) {
 CLOCKWORK_QUEUE_BENCH(BM_UpdateTop)
 CLOCKWORK_QUEUE_BENCH(BM_PopPush)
 CLOCKWORK_QUEUE_BENCH(BM_Churn)
+CLOCKWORK_QUEUE_BENCH(BM_Reschedule)
 BENCHMARK_MAIN();
