@@ -107,11 +107,12 @@ def main():
             scene_dir = os.path.dirname(os.path.abspath(scene))
             info = subprocess.run([exe, "validate", scene], check=True, capture_output=True, text=True).stdout
             vertices = re.search(r"(\d+) vertices", info).group(1)
+            frame_rate = json.load(open(scene)).get("frame_rate", 30)
             rows = []
             for phantom, until in ((False, float(t_exp)), (True, float(t_ph))):
                 name = os.path.splitext(os.path.basename(scene))[0] + ("_phantom" if phantom else "_explicit")
                 if args.tabulate:
-                    r = tabulated(os.path.join(args.tabulate, name), json.load(open(scene)).get("frame_rate", 30))
+                    r = tabulated(os.path.join(args.tabulate, name), frame_rate)
                 else:
                     out = os.path.join(args.keep, name) if args.keep else os.path.join(workdir, "out")
                     os.makedirs(out, exist_ok=True)
