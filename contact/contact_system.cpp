@@ -354,7 +354,7 @@ void ContactSystem::reschedule_slab(EventSlot slot) {
   const double tf = slab_failure_time(p.slab, p.type, positions(p, t), envelope_velocities(p), t,
                                       kernel_.velocity_slack(kNear));
   ++counters_.slab_evaluations;
-  if (tf < kNever) kernel_.reschedule(slab_kind_, slot, std::max(tf, t));
+  if (tf < kNever) kernel_.reschedule_no_later(slab_kind_, slot, std::max(tf, t));
   else kernel_.cancel(slab_kind_, slot);
 }
 
@@ -580,7 +580,7 @@ void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
   const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), envelope_velocities(tp), t,
                                          kernel_.velocity_slack(kFar));
   ++counters_.slab_evaluations;
-  if (tf < kNever) kernel_.reschedule(triangle_pair_kind_, slot, std::max(tf, t));
+  if (tf < kNever) kernel_.reschedule_no_later(triangle_pair_kind_, slot, std::max(tf, t));
   else kernel_.cancel(triangle_pair_kind_, slot);
 }
 
@@ -679,7 +679,7 @@ double ContactSystem::grid_failed(EventSlot slot, double t) {
 void ContactSystem::grid_support_changed(EventSlot slot) {
   const double t = kernel_.now();
   const double tf = grid_failure_time(triangles_[slot], t);
-  if (tf < kNever) kernel_.reschedule(grid_kind_, slot, tf);
+  if (tf < kNever) kernel_.reschedule_no_later(grid_kind_, slot, tf);
   else kernel_.cancel(grid_kind_, slot);
 }
 

@@ -212,13 +212,15 @@ int main(int argc, char** argv) {
     fmt::print("simulated {:.4g} s: {} events in {:.3f} s wall ({:.3g} events/s)\n",
                summary.simulated_seconds, summary.events, summary.wall_seconds,
                summary.wall_seconds > 0 ? summary.events / summary.wall_seconds : 0.0);
-    // Where the events went: one line per kind (processed, queue updates).
+    // Where the events went: one line per kind (processed, new times).
     for (std::size_t k = 0; k < scene.kernel->source_count(); ++k) {
       const auto kind = static_cast<clockwork::EventKind>(k);
       const auto& st = scene.kernel->stats(kind);
       fmt::print("  {:<26} {:>12} processed {:>13} rescheduled", scene.kernel->source(kind).name(),
                  st.processed, st.rescheduled);
       if (profile) fmt::print(" {:>10.3f} s", st.seconds);
+      // Kernel::reschedule_no_later: later failure times that left the queue alone.
+      if (st.kept > 0) fmt::print(" ({} in place)", st.kept);
       fmt::print("\n");
     }
     for (const clockwork::PhantomSource* ph : scene.phantoms) {

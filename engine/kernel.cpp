@@ -68,6 +68,16 @@ void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
   h.state = 1;
 }
 
+void Kernel::reschedule_no_later(EventKind kind, EventSlot slot, double time) {
+  SlotHandle& h = slot_handle(kind, slot);
+  if (h.state == 1 && queue_.time_of(h.handle) <= time) {
+    ++stats_[kind].rescheduled;
+    ++stats_[kind].kept;
+    return;
+  }
+  reschedule(kind, slot, time);
+}
+
 void Kernel::cancel(EventKind kind, EventSlot slot) {
   SlotHandle& h = slot_handle(kind, slot);
   if (h.state == 0) return;

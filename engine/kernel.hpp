@@ -19,7 +19,8 @@ namespace clockwork {
 /// Per-kind event statistics.
 struct KindStats {
   std::uint64_t processed = 0;
-  std::uint64_t rescheduled = 0;  ///< queue updates of already scheduled events
+  std::uint64_t rescheduled = 0;  ///< new times of already scheduled events
+  std::uint64_t kept = 0;         ///< of which reschedule_no_later left the queue alone
   double seconds = 0.0;           ///< wall time in the source's process (profiling on;
                                   ///< an unbiased estimate from sampled events)
 };
@@ -46,6 +47,13 @@ class Kernel {
   void schedule(EventKind kind, EventSlot slot, double time);
   /// Moves a scheduled event to `time`, or schedules it if it is not.
   void reschedule(EventKind kind, EventSlot slot, double time);
+  /// A certificate's new failure time after a support change: moves its event
+  /// earlier, schedules it if idle, but leaves it in place if `time` is later. The
+  /// event then fires early, where its handler re-certifies from the state of that
+  /// moment — safe, since a certificate may always be re-evaluated before it fails.
+  /// Under jitter (penalty kicks near a jam) a failure time moves up and down many
+  /// times between firings; only its new minima touch the queue.
+  void reschedule_no_later(EventKind kind, EventSlot slot, double time);
   void cancel(EventKind kind, EventSlot slot);
   bool scheduled(EventKind kind, EventSlot slot) const;
   /// Time of a scheduled event.

@@ -109,6 +109,27 @@ TEST_CASE("a source may reschedule itself and cancel others while it runs") {
   CHECK(k.empty());
 }
 
+TEST_CASE("reschedule_no_later moves an event earlier or schedules it, never later") {
+  Kernel k;
+  auto owned = std::make_unique<Recorder>();
+  Recorder& r = *owned;
+  const EventKind kind = k.add_source(std::move(owned));
+  k.reschedule_no_later(kind, 0, 4.0);  // idle: scheduled
+  REQUIRE(k.scheduled(kind, 0));
+  CHECK(k.scheduled_time(kind, 0) == 4.0);
+  k.reschedule_no_later(kind, 0, 7.0);  // later: left where it is, counted as kept
+  CHECK(k.scheduled_time(kind, 0) == 4.0);
+  CHECK(k.stats(kind).rescheduled == 1);
+  CHECK(k.stats(kind).kept == 1);
+  k.reschedule_no_later(kind, 0, 2.5);  // earlier: moved
+  CHECK(k.scheduled_time(kind, 0) == 2.5);
+  CHECK(k.stats(kind).rescheduled == 2);
+  CHECK(k.stats(kind).kept == 1);
+  k.run_until(3.0);
+  REQUIRE(r.log.size() == 1);  // fired once, at the earliest time it was given
+  CHECK(r.log[0].first == 2.5);
+}
+
 TEST_CASE("a kinematic script moves vertices along piecewise-linear keyframes") {
   Kernel k;
   const Index a = k.state().add(Vec3(1, 0, 0), Vec3::Zero(), kNever);
