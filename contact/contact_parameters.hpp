@@ -12,6 +12,9 @@ struct ContactParameters {
   /// change) of element-pair slabs (near: small gaps) and of triangle-pair slabs and
   /// grid certificates (far: gaps of the order of a cell).
   double slack_near = 0.0, slack_far = 0.0;
+  /// Per-vertex slacks that widen where velocities jitter (Kernel::set_adaptive_slack),
+  /// up to ContactSystem::kMaxSlackFactor × the level's slack.
+  bool adaptive_slack = true;
   int max_layers = 4096;   ///< safety net: a pair this deep means the input was broken
 };
 

@@ -133,6 +133,11 @@ void ContactSystem::start() {
   triangle_pair_kind_ = kernel_.add_source(std::make_unique<TrianglePairSource>(*this));
   kernel_.set_velocity_slack(kNear, params_.slack_near);
   kernel_.set_velocity_slack(kFar, params_.slack_far);
+  if (params_.adaptive_slack) {
+    // The margins of both levels' certificates are made of thicknesses η1.
+    kernel_.set_adaptive_slack(kNear, params_.eta1, kMaxSlackFactor);
+    kernel_.set_adaptive_slack(kFar, params_.eta1, kMaxSlackFactor);
+  }
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
@@ -186,6 +191,21 @@ StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
   StencilPositions<4> v;
   for (int i = 0; i < 4; ++i) v.col(i) = kernel_.envelope_velocity(kNear, p.v[i]);
   return v;
+}
+
+StencilSlack<6> ContactSystem::envelope_slacks(const TrianglePair& tp) const {
+  StencilSlack<6> d;
+  for (int i = 0; i < 3; ++i) {
+    d[i] = kernel_.velocity_slack(kFar, triangles_[tp.a].v[i]);
+    d[3 + i] = kernel_.velocity_slack(kFar, triangles_[tp.b].v[i]);
+  }
+  return d;
+}
+
+StencilSlack<4> ContactSystem::envelope_slacks(const Pair& p) const {
+  StencilSlack<4> d;
+  for (int i = 0; i < 4; ++i) d[i] = kernel_.velocity_slack(kNear, p.v[i]);
+  return d;
 }
 
 // --- penalty layers ------------------------------------------------------------------
@@ -335,7 +355,7 @@ void ContactSystem::certify(EventSlot slot, double t) {
     const auto slab = make_slab(q.type, x, c, v, t, eta(q.depth + 1));
     if (slab) {
       q.slab = *slab;
-      const double tf = slab_failure_time(q.slab, q.type, x, v, t, kernel_.velocity_slack(kNear));
+      const double tf = slab_failure_time(q.slab, q.type, x, v, t, envelope_slacks(q));
       ++counters_.slab_evaluations;
       // A certificate that fails at once cannot certify anything: go one layer deeper.
       if (tf > t) {
@@ -352,7 +372,7 @@ void ContactSystem::reschedule_slab(EventSlot slot) {
   Pair& p = pairs_[slot];
   const double t = kernel_.now();
   const double tf = slab_failure_time(p.slab, p.type, positions(p, t), envelope_velocities(p), t,
-                                      kernel_.velocity_slack(kNear));
+                                      envelope_slacks(p));
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule_no_later(slab_kind_, slot, std::max(tf, t));
   else kernel_.cancel(slab_kind_, slot);
@@ -486,7 +506,7 @@ void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clear
     const Vec3 n = (-gap.y / gap.distance).normalized();
     const std::optional<Slab> slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
     if (slab) {
-      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, kernel_.velocity_slack(kFar));
+      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, envelope_slacks(tp));
       ++counters_.slab_evaluations;
       if (tf > t) {
         tp.slab = *slab;
@@ -578,7 +598,7 @@ void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
   if (!tp.alive || tp.expanded) return;
   const double t = kernel_.now();
   const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), envelope_velocities(tp), t,
-                                         kernel_.velocity_slack(kFar));
+                                         envelope_slacks(tp));
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule_no_later(triangle_pair_kind_, slot, std::max(tf, t));
   else kernel_.cancel(triangle_pair_kind_, slot);
@@ -615,9 +635,9 @@ double ContactSystem::grid_failure_time(const Triangle& tri, double t) const {
   // for any velocity within the vertex's envelope (centre u, slack δ).
   const double grow = 0.5 * params_.eta1;
   const double c = params_.cell_size;
-  const double slack = kernel_.velocity_slack(kFar);
   double tf = kNever;
   for (Index a : tri.v) {
+    const double slack = kernel_.velocity_slack(kFar, a);
     const Vec3 x = kernel_.state().position_at(a, t);
     const Vec3& u = kernel_.envelope_velocity(kFar, a);
     for (int k = 0; k < 3; ++k) {

@@ -156,6 +156,9 @@ class ContactSystem {
   /// Centres of the support's velocity envelopes (Kernel::envelope_velocity).
   StencilPositions<6> envelope_velocities(const TrianglePair& tp) const;
   StencilPositions<4> envelope_velocities(const Pair& p) const;
+  /// Their slacks δ_a (per vertex: Kernel::set_adaptive_slack).
+  StencilSlack<6> envelope_slacks(const TrianglePair& tp) const;
+  StencilSlack<4> envelope_slacks(const Pair& p) const;
   double eta(int l) const;
   double stiffness(int l) const;
   double period(int l) const;
@@ -212,6 +215,8 @@ class ContactSystem {
   /// wide envelope would make their slabs fail at once; triangle pairs and grid
   /// certificates have room.
   static constexpr std::uint8_t kNear = 1, kFar = 2;
+  /// Cap of the adaptive per-vertex slacks, × the level's slack (docs/contact.md).
+  static constexpr double kMaxSlackFactor = 8.0;
   /// A layer retires at a distance of (1 + kRetireMargin) × its thickness (layer_tick).
   static constexpr double kRetireMargin = 0.1;
   EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;

@@ -60,14 +60,18 @@ std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, con
   return slab;
 }
 
+/// Per-vertex velocity-envelope slacks of a stencil (Kernel::velocity_slack).
+template <int N>
+using StencilSlack = Eigen::Matrix<double, 1, N>;
+
 /// Earliest time >= t_now at which a vertex leaves its side of the slab, given
 /// positions x at t_now and constant velocities v; kNever if none does. If the slab
-/// is already violated at t_now, returns t_now. With `slack` δ > 0 the time holds for
-/// every velocity history with |v_i(t) − v_i| ≤ δ (velocity envelopes): each margin
-/// then shrinks at most δ faster.
+/// is already violated at t_now, returns t_now. With slacks δ_i > 0 the time holds for
+/// every velocity history with |v_i(t) − v_i| ≤ δ_i (velocity envelopes): each margin
+/// then shrinks at most δ_i faster.
 template <int N>
 double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>& x,
-                         const StencilPositions<N>& v, double t_now, double slack = 0.0) {
+                         const StencilPositions<N>& v, double t_now, const StencilSlack<N>& slack) {
   const double m_now = slab.m0 + slab.m_rate * (t_now - slab.t0);
   double tf = kNever;
   for (int i = 0; i < N; ++i) {
@@ -75,10 +79,10 @@ double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>&
     double g0, g_rate;
     if (i < split) {
       g0 = (m_now - slab.half_width) - slab.normal.dot(x.col(i));
-      g_rate = slab.m_rate - slab.normal.dot(v.col(i)) - slack;
+      g_rate = slab.m_rate - slab.normal.dot(v.col(i)) - slack[i];
     } else {
       g0 = slab.normal.dot(x.col(i)) - (m_now + slab.half_width);
-      g_rate = slab.normal.dot(v.col(i)) - slab.m_rate - slack;
+      g_rate = slab.normal.dot(v.col(i)) - slab.m_rate - slack[i];
     }
     if (g0 <= 0.0) return t_now;
     // Shortened by a few ulps so that rounding never moves the root past the
@@ -86,6 +90,13 @@ double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>&
     if (g_rate < 0.0) tf = std::min(tf, t_now + (g0 / -g_rate) * (1.0 - 1e-12));
   }
   return tf;
+}
+
+/// The same with one slack δ for every vertex.
+template <int N>
+double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>& x,
+                         const StencilPositions<N>& v, double t_now, double slack = 0.0) {
+  return slab_failure_time<N>(slab, split, x, v, t_now, StencilSlack<N>::Constant(slack));
 }
 
 /// Number of side-A vertices of an element pair's stencil.
@@ -101,6 +112,11 @@ std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x, const
 
 inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
                                 const StencilPositions<4>& v, double t_now, double slack = 0.0) {
+  return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now, slack);
+}
+inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
+                                const StencilPositions<4>& v, double t_now,
+                                const StencilSlack<4>& slack) {
   return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now, slack);
 }
 

@@ -27,7 +27,7 @@ void Kernel::finalize_vertices() {
     dependents_[l] = std::vector<DependentList>(state_.size());
     if (l > 0) {
       envelope_[l].resize(state_.size());
-      for (Index a = 0; a < state_.size(); ++a) envelope_[l][a] = state_.velocity(a);
+      for (Index a = 0; a < state_.size(); ++a) envelope_[l][a] = {state_.velocity(a), slack_[l], now_};
     }
     touched_[l].reserve(state_.size());
   }
@@ -106,8 +106,8 @@ void Kernel::attach(Certificate& c, Index a) {
   const int l = c.envelope;
   // A velocity set without velocity_changed (scene set-up) may lie outside the
   // envelope: re-centre it, and let the others who rely on it reschedule.
-  if (l > 0 && (state_.velocity(a) - envelope_[l][a]).squaredNorm() > slack2_[l]) {
-    envelope_[l][a] = state_.velocity(a);
+  if (l > 0 && leaves_envelope(l, envelope_[l][a], state_.velocity(a))) {
+    envelope_[l][a].centre = state_.velocity(a);
     if (!dependents_[l][a].empty()) touched_[l].push_back(a);
   }
   dependents_[l][a].push_back(link);

@@ -1,6 +1,7 @@
 #pragma once
 /// The kernel (DESIGN §1): vertex state, one event queue, the event sources that own
 /// the payloads of each kind, contingency lists and the event loop.
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <memory>
@@ -70,9 +71,9 @@ class Kernel {
     if (!dependents_[0][a].empty()) touched_[0].push_back(a);
     for (int l = 1; l < kEnvelopeLevels; ++l) {
       if (dependents_[l][a].empty()) continue;
-      Vec3& u = envelope_[l][a];
-      if ((state_.velocity(a) - u).squaredNorm() > slack2_[l]) {
-        u = state_.velocity(a);
+      Envelope& e = envelope_[l][a];
+      if (leaves_envelope(l, e, state_.velocity(a))) {
+        e.centre = state_.velocity(a);
         touched_[l].push_back(a);
       }
     }
@@ -83,12 +84,29 @@ class Kernel {
   void set_velocity_slack(int level, double slack) {
     assert(level > 0 && level < kEnvelopeLevels && slack >= 0.0);
     slack_[level] = slack;
-    slack2_[level] = slack * slack;
+    for (Envelope& e : envelope_[level]) e.slack = slack;
   }
+  /// Per-vertex adaptive slack at `level` (off while reach is 0). A vertex whose
+  /// velocity leaves its envelope again before the slack could cover reach/4 (time
+  /// since the last exit × δ_a) doubles its δ_a, up to max_factor × the level's δ: a
+  /// velocity that jitters (a vertex in a jam, kicked by penalties and by the phantom
+  /// tick in turn) stops rescheduling its certificates, which pay with earlier failure
+  /// times instead. Once the slack has covered `reach` without an exit, δ_a halves
+  /// back towards the level's δ at its next velocity change; certificates computed with
+  /// the wider envelope stay valid inside the narrower one, so relaxing reschedules
+  /// nothing. `reach` is the length a certificate's margin is made of (η1 for contact).
+  void set_adaptive_slack(int level, double reach, double max_factor) {
+    assert(level > 0 && level < kEnvelopeLevels && reach >= 0.0 && max_factor >= 1.0);
+    reach_[level] = reach;
+    max_factor_[level] = max_factor;
+  }
+  /// The level's slack δ (the base of the adaptive per-vertex slacks).
   double velocity_slack(int level) const { return slack_[level]; }
+  /// Vertex a's slack δ_a at `level` (the level's δ unless adaptive).
+  double velocity_slack(int level, Index a) const { return envelope_[level][a].slack; }
   /// Centre u_a of vertex a's envelope at `level` (level 0: the velocity itself).
   const Vec3& envelope_velocity(int level, Index a) const {
-    return level == 0 ? state_.velocity(a) : envelope_[level][a];
+    return level == 0 ? state_.velocity(a) : envelope_[level][a].centre;
   }
   /// Envelope exits so far at levels >= 1 (each reschedules that level's certificates
   /// of the vertex).
@@ -149,6 +167,30 @@ class Kernel {
   const KindStats& stats(EventKind kind) const { return stats_[kind]; }
 
  private:
+  struct Envelope {
+    Vec3 centre = Vec3::Zero();
+    double slack = 0.0;  ///< δ_a
+    double since = 0.0;  ///< time of the last exit or change of δ_a
+  };
+  /// Whether velocity v leaves e (adapting δ_a first: set_adaptive_slack).
+  bool leaves_envelope(int l, Envelope& e, const Vec3& v) {
+    const double d2 = (v - e.centre).squaredNorm();
+    if (reach_[l] > 0.0) {
+      const double covered = (now_ - e.since) * e.slack;
+      if (d2 > e.slack * e.slack) {
+        if (covered < 0.25 * reach_[l]) e.slack = std::min(2.0 * e.slack, max_factor_[l] * slack_[l]);
+        e.since = now_;
+        return true;
+      }
+      if (covered > reach_[l] && e.slack > slack_[l]) {
+        e.slack = std::max(0.5 * e.slack, slack_[l]);
+        e.since = now_;
+        return d2 > e.slack * e.slack;
+      }
+      return false;
+    }
+    return d2 > e.slack * e.slack;
+  }
   struct SlotHandle {
     EventQueue::Handle handle{};
     std::uint8_t state = 0;  // 0 idle, 1 scheduled, 2 in flight (at the top, processing)
@@ -163,8 +205,8 @@ class Kernel {
   std::vector<std::vector<SlotHandle>> handles_;
   std::vector<KindStats> stats_;
   std::array<std::vector<DependentList>, kEnvelopeLevels> dependents_;
-  std::array<std::vector<Vec3>, kEnvelopeLevels> envelope_;  ///< [0] unused
-  std::array<double, kEnvelopeLevels> slack_{}, slack2_{};
+  std::array<std::vector<Envelope>, kEnvelopeLevels> envelope_;  ///< [0] unused
+  std::array<double, kEnvelopeLevels> slack_{}, reach_{}, max_factor_{};
   std::uint64_t envelope_exits_ = 0;
   std::array<std::vector<Index>, kEnvelopeLevels> touched_;
   std::vector<Certificate*> pending_;

@@ -15,6 +15,7 @@ struct ContactSettings {
   std::optional<double> thickness, stiffness, period, cell_size;
   double friction = 0.0;
   std::optional<double> slack_near, slack_far;  ///< m/s; "auto" or absent: derived
+  bool adaptive_slack = true;  ///< per-vertex slacks (Kernel::set_adaptive_slack)
   double safety = 0.1;  // docs/contact.md: energy error per contact ~ (h ω)²
   int max_layers = 4096;
 };

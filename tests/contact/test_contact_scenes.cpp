@@ -414,6 +414,11 @@ TEST_CASE("bad contact input is rejected with the field and the value") {
     d["contact"]["slack_far"] = -1;
     CHECK(error_of(d) == "test.json: /contact/slack_far: must be >= 0, got -1");
   }
+  SUBCASE("adaptive slack that is not a boolean") {
+    nlohmann::json d = base;
+    d["contact"]["adaptive_slack"] = "yes";
+    CHECK(error_of(d) == "test.json: /contact/adaptive_slack: expected true or false, got \"yes\"");
+  }
   SUBCASE("obstacle mesh with NaN") {
     const auto dir = test::fresh_dir("nan_obstacle");
     std::ofstream(dir / "bad.obj") << "v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n";

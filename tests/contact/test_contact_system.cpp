@@ -124,13 +124,14 @@ TEST_CASE("friction impulses keep every velocity inside the envelopes its certif
   }
   k.flush_contingency();
   int friction_events = 0, checked = 0;
-  double worst = 0.0;  // the largest |v − u| / δ over the enveloped vertices
+  double worst = 0.0;  // the largest |v − u| / δ_a over the enveloped vertices
   while (k.now() < 0.6 && k.step()) {
     for (Index a = 0; a < 6; ++a)
       for (int l = 1; l < kEnvelopeLevels; ++l) {
         if (k.dependents(a, l).empty()) continue;
         ++checked;
-        worst = std::max(worst, (k.state().velocity(a) - k.envelope_velocity(l, a)).norm() / k.velocity_slack(l));
+        worst = std::max(worst, (k.state().velocity(a) - k.envelope_velocity(l, a)).norm() /
+                                   k.velocity_slack(l, a));
       }
     friction_events += s.contact->counters().active_layers > 0;
   }

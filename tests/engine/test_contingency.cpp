@@ -35,7 +35,8 @@ class GapSource final : public EventSource {
     const double t = k.now();
     const double f = gap(s, c, t);
     const double rate =
-        enveloped ? k.envelope_velocity(1, c.b).x() - k.envelope_velocity(1, c.a).x() + 2 * k.velocity_slack(1)
+        enveloped ? k.envelope_velocity(1, c.b).x() - k.envelope_velocity(1, c.a).x() +
+                        k.velocity_slack(1, c.a) + k.velocity_slack(1, c.b)
                   : s.velocity(c.b).x() - s.velocity(c.a).x();
     if (rate <= 0.0) return kNever;
     return t + std::max(0.0, -f / rate);
@@ -109,8 +110,9 @@ struct KickedGaps {
   EventKind kicker_kind = 0;
 
   KickedGaps(std::uint64_t seed, std::uint64_t kick_seed, bool enveloped = false,
-             double slack = 0.0, double nudge = 0.0) {
+             double slack = 0.0, double nudge = 0.0, double reach = 0.0) {
     if (enveloped) k.set_velocity_slack(1, slack);
+    if (reach > 0.0) k.set_adaptive_slack(1, reach, 16.0);
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     // |x_b − x_a| <= 1 < 1.5: every certificate holds when it is created.
@@ -179,6 +181,69 @@ TEST_CASE("enveloped certificates: rescheduled only when a velocity leaves its e
     if (slack == 0.0) CHECK(double(k.envelope_exits()) == 2 * kicks);
     if (slack == 0.2) CHECK(double(k.envelope_exits()) < 0.5 * kicks);
   }
+}
+
+TEST_CASE("adaptive slack: fewer exits under jitter, never late, capped at 16x") {
+  // Nudges of up to 0.1 per component every 0.01 s against δ = 0.02: nearly every
+  // change exits a fixed envelope. Reach 1: a vertex that exits again before its
+  // slack covered 0.25 doubles it.
+  KickedGaps fixed(5, 9, /*enveloped=*/true, 0.02, /*nudge=*/0.1);
+  KickedGaps adaptive(5, 9, /*enveloped=*/true, 0.02, /*nudge=*/0.1, /*reach=*/1.0);
+  CHECK(adaptive.kicker->worst_gap < 1e-9);  // never violated while scheduled later
+  CHECK(fixed.kicker->worst_gap < 1e-9);
+  CHECK(double(adaptive.k.envelope_exits()) < 0.5 * double(fixed.k.envelope_exits()));
+  double widest = 0.0;
+  for (Index a = 0; a < 20; ++a) widest = std::max(widest, adaptive.k.velocity_slack(1, a));
+  CHECK(widest > 0.02);
+  CHECK(widest <= 16 * 0.02);
+  for (Index a = 0; a < 20; ++a) CHECK(fixed.k.velocity_slack(1, a) == 0.02);
+}
+
+namespace {
+/// Sets vertex 0's x-velocity to v[i] at time t[i] (slot i).
+class VelocityScript final : public EventSource {
+ public:
+  std::vector<double> t, v;
+  std::string_view name() const override { return "script"; }
+  double process(EventSlot slot, double time, Kernel& k) override {
+    k.state().sync(0, time);
+    k.state().velocity_ref(0) = Vec3(v[slot], 0, 0);
+    k.velocity_changed(0);
+    return kNever;
+  }
+};
+}  // namespace
+
+TEST_CASE("adaptive slack doubles on quick exits up to its cap and relaxes after quiet") {
+  Kernel k;
+  k.state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
+  k.state().add(Vec3(1, 0, 0), Vec3::Zero(), 1.0);
+  k.set_velocity_slack(1, 0.1);
+  k.set_adaptive_slack(1, /*reach=*/1.0, /*max_factor=*/4.0);
+  k.finalize_vertices();
+  auto gaps_owned = std::make_unique<GapSource>();
+  GapSource& gaps = *gaps_owned;
+  gaps.enveloped = true;
+  gaps.kind = k.add_source(std::move(gaps_owned));
+  gaps.add(k, 0, 1, 10.0);
+  auto script_owned = std::make_unique<VelocityScript>();
+  VelocityScript& script = *script_owned;
+  // Exits at 0.1, 0.2, 0.3 (slack covered 0.01, 0.02, 0.04 < reach / 4): 0.1 -> 0.2 ->
+  // 0.4 -> 0.4 (cap 4 x 0.1). At 20 the slack has covered 7.9 > reach: relax to 0.2,
+  // no exit (0.01 from the centre); at 30 it covered 2: relax to 0.1.
+  script.t = {0.1, 0.2, 0.3, 20.0, 30.0};
+  script.v = {0.2, 0.5, 1.0, 1.01, 1.02};
+  const EventKind kind = k.add_source(std::move(script_owned));
+  for (EventSlot i = 0; i < 5; ++i) k.schedule(kind, i, script.t[i]);
+  const std::vector<double> expected = {0.2, 0.4, 0.4, 0.2, 0.1};
+  for (int i = 0; i < 5; ++i) {
+    k.run_until(script.t[i]);
+    CAPTURE(i);
+    CHECK(k.velocity_slack(1, 0) == doctest::Approx(expected[i]));
+  }
+  CHECK(k.envelope_exits() == 3);
+  CHECK(k.velocity_slack(1, 1) == 0.1);  // vertex 1 never changed
+  CHECK(gaps.certs[0].reschedules == 3);
 }
 
 TEST_CASE("a detached certificate is no longer rescheduled") {
