@@ -27,7 +27,7 @@ void Kernel::finalize_vertices() {
     dependents_[l] = std::vector<DependentList>(state_.size());
     if (l > 0) {
       envelope_[l].resize(state_.size());
-      for (Index a = 0; a < state_.size(); ++a) envelope_[l][a] = {state_.velocity(a), slack_[l], now_};
+      for (Index a = 0; a < state_.size(); ++a) envelope_[l][a] = {state_.velocity(a), float(slack_[l]), float(now_)};
     }
     touched_[l].reserve(state_.size());
   }
@@ -44,6 +44,7 @@ void Kernel::schedule(EventKind kind, EventSlot slot, double time) {
   SlotHandle& h = slot_handle(kind, slot);
   assert(h.state == 0 && "event already scheduled");
   h.handle = queue_.push(time, kind, slot);
+  h.time = time;
   h.state = 1;
 #ifndef CLOCKWORK_NO_TRACE
   ++effects_.created;
@@ -65,12 +66,14 @@ void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
 #endif
     ++stats_[kind].rescheduled;
   }
+  h.time = time;
   h.state = 1;
 }
 
 void Kernel::reschedule_no_later(EventKind kind, EventSlot slot, double time) {
   SlotHandle& h = slot_handle(kind, slot);
-  if (h.state == 1 && queue_.time_of(h.handle) <= time) {
+  // The time kept beside the handle: the check costs no visit to the queue.
+  if (h.state == 1 && h.time <= time) {
     ++stats_[kind].rescheduled;
     ++stats_[kind].kept;
     return;
@@ -162,6 +165,7 @@ void Kernel::process_top() {
     if (next < kNever) {
       // Moving the top later is one sift instead of a pop and a push.
       queue_.update(after.handle, next);
+      after.time = next;
       after.state = 1;
     } else {
       queue_.erase(after.handle);
