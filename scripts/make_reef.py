@@ -69,10 +69,11 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # ~0.5 ms. Bending 1e-5 N m (a 0.08 mm plastic ribbon) against 1e-6: creases wider than
 # the mesh. First-layer stiffness 20 N/m (the default here would be 3.7 N/m; the coarse
 # scene's default is 24 N/m). Pulled at 10 cm/s for 0.9 s (9 cm per end), meant to go
-# past the jam, then held to 1.1 s. Phantom period 6e-5 s, as for the coarse knot (the
-# coupling's force capacity, above): at 1e-3 s the runs stopped at ~3 cm of pull; at
-# 6e-5 s the run pulls the bights to 0.8 cm apart and stops at 8.75 cm on a mesh-scale
-# fold, before the legs take the load (docs/performance.md, "At the paper's scale").
+# past the jam, then held to 1.1 s. Phantom period 3e-5 s (the coupling's force
+# capacity, above; the mismatch F h^2/m of a 1.65e-7 kg vertex): at 1e-3 s the runs
+# stopped at ~3 cm of pull; at 6e-5 s at 8.75 cm on a mesh-scale fold, before the legs
+# took the load; at 3e-5 s the whole 9 cm are pulled and the knot holds
+# (docs/performance.md, "At the paper's scale").
 # The U-turns stand on edge (TILT 90 degrees): flat, a U-turn drawn tighter is bent in
 # its own plane, and with a flat (symmetric) start the phantom's elastic solution
 # crushes its inner edge in-plane instead of buckling out of it; the first fine run
@@ -80,7 +81,7 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # 4096 layers. On edge, tightening a U-turn bends the ribbon out of its plane.
 FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLACK_FAR": 0.1,
         "PULL_SPEED": 0.1, "PULL_TIME": 0.9, "END_TIME": 1.1, "TILT": 0.5 * math.pi, "STIFFNESS": 20.0,
-        "H_IMP": 6e-5}
+        "H_IMP": 3e-5}
 FINE_BENDING = 1e-5
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
@@ -196,13 +197,13 @@ RUNTIME = ("phantom 5.1 min wall (8.6 s per frame), explicit AVI (phantom keys r
            "legs at 1.0 N (explicit 1.4 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("does not run to the end: the phantom run stops at t = 0.875 s (8.75 cm of pull "
-                "per end, turning points 16.0 -> 0.8 cm apart, legs at 0.13 N: tight but not "
-                "jammed) with an edge-edge pair of adjacent rows of ribbon A driven through 4096 "
-                "penalty layers, after 69 min wall (133 s per frame to 0.867 s: 43 s before contact, "
-                "20 min for the last frame) on one core of a 2-core AMD EPYC VM, 0 of 27 frames "
+FINE_RUNTIME = ("not run to the end within a 3-hour session: the phantom run pulls the whole "
+                "9 cm per end (turning points 16.0 -> 1.42 cm apart, legs at 0.27 N) in 43 min wall "
+                "(0.9 s; ~50 s per frame before contact) and holds (1.40 cm, 0.26 N at 0.933 s) at "
+                "~20 min per held frame, on one core of a 2-core AMD EPYC VM, 0 of 29 frames "
                 "intersecting; its U-turns stand on edge; explicit AVI (phantom keys removed) takes "
-                "18 min for the first frame, before contact, against the phantom's 30 s (36x)")
+                "18 min for the first frame, before contact, against the phantom's 30 s at "
+                "h_imp 6e-5 s (36x)")
 
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
                "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
