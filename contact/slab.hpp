@@ -111,12 +111,8 @@ std::optional<Slab> make_slab(PairType type, const StencilPositions<4>& x, const
                               const StencilPositions<4>& v, double t0, double threshold);
 
 inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
-                                const StencilPositions<4>& v, double t_now, double slack = 0.0) {
-  return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now, slack);
-}
-inline double slab_failure_time(const Slab& slab, PairType type, const StencilPositions<4>& x,
                                 const StencilPositions<4>& v, double t_now,
-                                const StencilSlack<4>& slack) {
+                                const StencilSlack<4>& slack = StencilSlack<4>::Zero()) {
   return slab_failure_time<4>(slab, side_a_count(type), x, v, t_now, slack);
 }
 

@@ -97,7 +97,7 @@ bool Kernel::scheduled(EventKind kind, EventSlot slot) const {
 
 double Kernel::scheduled_time(EventKind kind, EventSlot slot) const {
   assert(scheduled(kind, slot));
-  return queue_.time_of(handles_[kind][slot].handle);
+  return handles_[kind][slot].time;
 }
 
 void Kernel::attach(Certificate& c, Index a) {
@@ -176,7 +176,7 @@ void Kernel::process_top() {
   }
   // Period: to the slot's next occurrence, returned or rescheduled by the source.
   if (counting_) [[unlikely]] {
-    if (after.state == 1) count_period(event.kind, queue_.time_of(after.handle) - event.time);
+    if (after.state == 1) count_period(event.kind, after.time - event.time);
   }
   const Clock::time_point flush_start = weight > 0 ? Clock::now() : Clock::time_point{};
   flush_contingency();

@@ -167,9 +167,9 @@ class Kernel {
   const KindStats& stats(EventKind kind) const { return stats_[kind]; }
 
  private:
-  /// 32 bytes, aligned: one cache line holds two, none straddles two (a double slack
-  /// and time made the cards 8 % slower). Floats suffice: δ_a is read as the same float
-  /// by the exit test and by the failure times, and `since` only steers the heuristic.
+  /// 32 bytes, aligned: a cache line holds two and none straddles two. Floats suffice:
+  /// δ_a is read as the same float by the exit test and by the failure times, and
+  /// `since` only steers the heuristic.
   struct alignas(32) Envelope {
     Vec3 centre = Vec3::Zero();
     float slack = 0.0f;  ///< δ_a
