@@ -106,7 +106,14 @@ int main(int argc, char** argv) {
   double until = std::nan("");
   auto* run = app.add_subcommand("run", "Run a scene, writing frames and diagnostics");
   run->add_option("SCENE", scene_path, "Scene file (JSON, docs/scene-format.md)")->required();
-  run->add_option("--out", out_dir, "Output folder (default: out/<scene name>)");
+  std::string resume_dir;
+  run->add_option("--out", out_dir, "Output folder (default: out/<scene name>, or the --resume folder)");
+  run->add_option("--resume", resume_dir,
+                  "Continue an earlier run of SCENE from the last frame in its output folder DIR "
+                  "(positions and velocities from the PLY frames; layers and certificates rebuilt)");
+  int resume_frame = -1;
+  run->add_option("--resume-frame", resume_frame, "With --resume: the frame to continue from (default: the last)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--until", until, "Simulate until this time in s (default: the scene's end_time)");
   run->add_option("--trace", trace_path, "Write an event trace to FILE (docs/trace-format.md)");
   run->add_option("--trace-format", trace_format, "Trace format: json (JSON lines) or chrome")
@@ -198,10 +205,16 @@ int main(int argc, char** argv) {
       spdlog::error("--until: must be a positive time in s, got {}", until);
       return kExitBadInput;
     }
-    clockwork::Scene scene = clockwork::load_scene(scene_path);
+    if (resume_frame >= 0 && resume_dir.empty())
+      throw clockwork::SceneError("--resume-frame: needs --resume DIR");
+    clockwork::Scene scene = clockwork::load_scene(scene_path, resume_dir, resume_frame);
     summarise(scene);
+    if (!resume_dir.empty())
+      fmt::print("resuming {} at frame {} (t = {:.6g} s)\n", resume_dir, scene.first_frame,
+                 scene.kernel->now());
     clockwork::RunOptions options;
-    options.out_dir = out_dir.empty() ? "out/" + scene.name : out_dir;
+    options.out_dir = !out_dir.empty() ? out_dir : !resume_dir.empty() ? resume_dir : "out/" + scene.name;
+    options.resume_dir = resume_dir;
     options.until = until;
     options.trace_path = trace_path;
     options.trace_format = clockwork::parse_trace_format(trace_format);

@@ -25,12 +25,18 @@ Diagnostics measure(const Kernel& kernel, double t) {
   return d;
 }
 
-DiagnosticsCsv::DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra)
+DiagnosticsCsv::DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra,
+                               const std::vector<std::string>& earlier_rows)
     : file_(std::fopen(path.c_str(), "w")) {
   if (!file_) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
-  fmt::print(file_, "time,px,py,pz,Lx,Ly,Lz,kinetic,potential,total,events");
-  for (const std::string& name : extra) fmt::print(file_, ",{}", name);
-  fmt::print(file_, "\n");
+  fmt::print(file_, "{}\n", header(extra));
+  for (const std::string& row : earlier_rows) fmt::print(file_, "{}\n", row);
+}
+
+std::string DiagnosticsCsv::header(const std::vector<std::string>& extra) {
+  std::string h = "time,px,py,pz,Lx,Ly,Lz,kinetic,potential,total,events";
+  for (const std::string& name : extra) h += "," + name;
+  return h;
 }
 
 DiagnosticsCsv::~DiagnosticsCsv() {

@@ -26,7 +26,12 @@ class DiagnosticsCsv {
  public:
   /// Throws std::runtime_error naming the path if it cannot be opened. `extra`
   /// names further columns (e.g. contact counters) appended after `events`.
-  explicit DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra = {});
+  /// `earlier_rows` are written verbatim after the header (a resumed run continuing
+  /// the rows of the run it resumes).
+  explicit DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra = {},
+                          const std::vector<std::string>& earlier_rows = {});
+  /// The header line (without newline) of a file with these extra columns.
+  static std::string header(const std::vector<std::string>& extra = {});
   ~DiagnosticsCsv();
   DiagnosticsCsv(const DiagnosticsCsv&) = delete;
   DiagnosticsCsv& operator=(const DiagnosticsCsv&) = delete;

@@ -43,6 +43,12 @@ class Kernel {
 
   /// Sizes the per-vertex contingency lists; call after all vertices are added.
   void finalize_vertices();
+  /// Starts the clock at `t` instead of 0 (a run resumed from a frame at time t):
+  /// call before any source is registered; sources schedule from now().
+  void start_at(double t) {
+    assert(sources_.empty() && queue_.empty() && t >= 0.0);
+    now_ = t;
+  }
 
   // --- scheduling (by kind and slot; the kernel keeps the queue handles) -----------
   void schedule(EventKind kind, EventSlot slot, double time);

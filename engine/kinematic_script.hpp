@@ -40,11 +40,39 @@ class KinematicScriptSource final : public EventSource {
     next_key_.push_back(0);
     return static_cast<EventSlot>(groups_.size() - 1);
   }
-  /// Schedules every group at its first keyframe (which must be at time >= 0).
+  /// Schedules every group at its first keyframe (which must be at time >= 0). A run
+  /// resumed at t0 = kernel.now() (Kernel::start_at) starts a group already under
+  /// way mid-segment instead: its vertices are placed where the script has them at
+  /// t0 and given the segment's velocity, and the next keyframe is scheduled; a group
+  /// released before t0 gets its masses and no more events.
   void start(EventKind my_kind, Kernel& kernel) {
-    for (EventSlot g = 0; g < groups_.size(); ++g)
-      if (!groups_[g].keyframes.empty())
-        kernel.schedule(my_kind, g, groups_[g].keyframes.front().time);
+    const double t0 = kernel.now();
+    for (EventSlot g = 0; g < groups_.size(); ++g) {
+      const ScriptGroup& group = groups_[g];
+      if (group.keyframes.empty()) continue;
+      if (group.keyframes.front().time >= t0) {
+        kernel.schedule(my_kind, g, group.keyframes.front().time);
+        continue;
+      }
+      if (group.release <= t0) {
+        for (std::size_t i = 0; i < group.vertices.size(); ++i)
+          kernel.state().set_mass(group.vertices[i], group.release_mass[i]);
+        continue;
+      }
+      std::size_t k = 0;  // the segment [k, k + 1) holding t0, or the last keyframe
+      while (k + 1 < group.keyframes.size() && group.keyframes[k + 1].time <= t0) ++k;
+      const bool last = k + 1 == group.keyframes.size();
+      const Keyframe& key = group.keyframes[k];
+      const Vec3 velocity = last ? Vec3::Zero().eval() : segment_velocity(group, k);
+      for (std::size_t i = 0; i < group.vertices.size(); ++i) {
+        const Index a = group.vertices[i];
+        kernel.state().place(a, group.reference[i] + key.offset + (t0 - key.time) * velocity, t0);
+        kernel.state().velocity_ref(a) = velocity;
+      }
+      next_key_[g] = k + 1;
+      const double next = std::min(last ? kNever : group.keyframes[k + 1].time, group.release);
+      if (next < kNever) kernel.schedule(my_kind, g, next);
+    }
   }
   std::size_t size() const { return groups_.size(); }
   int stencil_size(EventSlot g) const override {
@@ -73,10 +101,7 @@ class KinematicScriptSource final : public EventSource {
     const std::size_t k = next_key_[g]++;
     const Keyframe& key = group.keyframes[k];
     const bool last = k + 1 == group.keyframes.size();
-    const Vec3 velocity =
-        last ? Vec3::Zero().eval()
-             : Vec3((group.keyframes[k + 1].offset - key.offset) /
-                    (group.keyframes[k + 1].time - key.time));
+    const Vec3 velocity = last ? Vec3::Zero().eval() : segment_velocity(group, k);
     for (std::size_t i = 0; i < group.vertices.size(); ++i) {
       const Index a = group.vertices[i];
       s.place(a, group.reference[i] + key.offset, time);
@@ -87,6 +112,11 @@ class KinematicScriptSource final : public EventSource {
   }
 
  private:
+  static Vec3 segment_velocity(const ScriptGroup& group, std::size_t k) {
+    return (group.keyframes[k + 1].offset - group.keyframes[k].offset) /
+           (group.keyframes[k + 1].time - group.keyframes[k].time);
+  }
+
   std::vector<ScriptGroup> groups_;
   std::vector<std::size_t> next_key_;
 };

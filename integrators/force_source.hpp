@@ -48,10 +48,13 @@ class ForceSource final : public EventSource {
     stencils_.push_back(Stencil{vertices, term, period, start, 0});
     return static_cast<EventSlot>(stencils_.size() - 1);
   }
-  /// Schedules the first tick of every stencil.
+  /// Schedules the first tick of every stencil, its start counted from the kernel's
+  /// clock (Kernel::start_at: a resumed run).
   void start(EventKind my_kind, Kernel& kernel) {
-    for (EventSlot k = 0; k < stencils_.size(); ++k)
+    for (EventSlot k = 0; k < stencils_.size(); ++k) {
+      stencils_[k].start += kernel.now();
       kernel.schedule(my_kind, k, stencils_[k].start);
+    }
   }
 
   double process(EventSlot slot, double time, Kernel& kernel) override {

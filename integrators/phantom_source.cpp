@@ -48,6 +48,14 @@ void PhantomSource::start(EventKind kind, Kernel& kernel, double t0) {
   kernel.schedule(kind, 0, t0);
 }
 
+void PhantomSource::restore_copy(const std::vector<Vec3>& q, const std::vector<Vec3>& v) {
+  assert(q.size() == vertices_.size() && v.size() == vertices_.size() && tick_ == 0);
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    q_tilde_.segment<3>(3 * a) = q[a];
+    v_tilde_.segment<3>(3 * a) = v[a];
+  }
+}
+
 double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   VertexState& s = kernel.state();
   const std::size_t n = vertices_.size();

@@ -171,6 +171,10 @@ class PhantomSource final : public EventSource, public MassShare {
   Vec3 phantom_velocity(Index a) const { return v_tilde_.segment<3>(3 * a); }
   /// max_a |q̃_a(t) − q_a(t)| over the body (the constraint mismatch).
   double mismatch(const VertexState& state, double t) const;
+  /// Sets the copy's positions and velocities at the start time (a resumed run; after
+  /// start(), before the first tick). The previous midpoint's gradient, which the
+  /// first tick needs, is taken at the copy's positions, as at any start.
+  void restore_copy(const std::vector<Vec3>& q, const std::vector<Vec3>& v);
 
  private:
   /// The tick's problem for step h from the primary at `time` (synced): y, the initial

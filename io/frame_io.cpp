@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -35,18 +37,28 @@ void write_obj(const std::string& path, const std::vector<Vec3>& vertices,
 
 void write_ply(const std::string& path, const std::vector<FrameVertex>& vertices,
                const std::vector<std::array<Index, 3>>& triangles, bool with_events) {
+  const bool with_phantom = !vertices.empty() && vertices.front().has_phantom;
+  assert(std::all_of(vertices.begin(), vertices.end(),
+                     [&](const FrameVertex& p) { return p.has_phantom == with_phantom; }));
   File f = open_for_writing(path);
   fmt::print(f.get(),
              "ply\nformat ascii 1.0\ncomment Clockwork frame: SI units\n"
              "element vertex {}\nproperty double x\nproperty double y\nproperty double z\n"
              "property double vx\nproperty double vy\nproperty double vz\n"
-             "property double mass\n{}element face {}\nproperty list uchar int vertex_indices\n"
+             "property double mass\n{}{}element face {}\nproperty list uchar int vertex_indices\n"
              "end_header\n",
-             vertices.size(), with_events ? "property double events\n" : "", triangles.size());
+             vertices.size(), with_events ? "property double events\n" : "",
+             with_phantom ? "property double phantom_x\nproperty double phantom_y\nproperty double phantom_z\n"
+                            "property double phantom_vx\nproperty double phantom_vy\nproperty double phantom_vz\n"
+                          : "",
+             triangles.size());
   for (const FrameVertex& p : vertices) {
     fmt::print(f.get(), "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}", p.x.x(), p.x.y(),
                p.x.z(), p.v.x(), p.v.y(), p.v.z(), p.mass);
     if (with_events) fmt::print(f.get(), " {}", p.events);
+    if (with_phantom)
+      fmt::print(f.get(), " {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}", p.phantom_x.x(), p.phantom_x.y(),
+                 p.phantom_x.z(), p.phantom_v.x(), p.phantom_v.y(), p.phantom_v.z());
     fmt::print(f.get(), "\n");
   }
   for (const auto& t : triangles) fmt::print(f.get(), "3 {} {} {}\n", t[0], t[1], t[2]);
@@ -75,13 +87,17 @@ std::vector<FrameVertex> read_ply(const std::string& path) {
       if (properties[k] == name) return static_cast<int>(k);
     return -1;
   };
-  int col[8];
-  const char* names[8] = {"x", "y", "z", "vx", "vy", "vz", "mass", "events"};
-  for (int k = 0; k < 8; ++k) {
+  constexpr int kColumns = 14;
+  int col[kColumns];
+  const char* names[kColumns] = {"x",         "y",         "z",         "vx",         "vy",
+                                 "vz",        "mass",      "events",    "phantom_x",  "phantom_y",
+                                 "phantom_z", "phantom_vx", "phantom_vy", "phantom_vz"};
+  for (int k = 0; k < kColumns; ++k) {
     col[k] = column(names[k]);
     if (col[k] < 0 && k < 7)
       throw SceneError(fmt::format("{}: no vertex property '{}' in the header", path, names[k]));
   }
+  const bool phantom = std::all_of(col + 8, col + kColumns, [](int c) { return c >= 0; });
   std::vector<FrameVertex> out(count);
   std::vector<double> v(properties.size());
   for (auto& p : out) {
@@ -94,6 +110,11 @@ std::vector<FrameVertex> read_ply(const std::string& path) {
     p.v = Vec3(v[col[3]], v[col[4]], v[col[5]]);
     p.mass = v[col[6]];
     if (col[7] >= 0) p.events = static_cast<std::uint64_t>(v[col[7]]);
+    if (phantom) {
+      p.has_phantom = true;
+      p.phantom_x = Vec3(v[col[8]], v[col[9]], v[col[10]]);
+      p.phantom_v = Vec3(v[col[11]], v[col[12]], v[col[13]]);
+    }
   }
   return out;
 }

@@ -15,18 +15,26 @@ struct FrameVertex {
   Vec3 x, v;
   double mass;
   std::uint64_t events = 0;  ///< cumulative events whose stencil holds the vertex
+  /// A phantom body's implicit copy (integrators/phantom_source.hpp): its position q̃
+  /// and velocity ṽ, which a resumed run needs — the primary's velocity holds the
+  /// coupling's pull towards the copy, (q̃ − q)/h_imp at each tick.
+  bool has_phantom = false;
+  Vec3 phantom_x = Vec3::Zero(), phantom_v = Vec3::Zero();
 };
 
 void write_obj(const std::string& path, const std::vector<Vec3>& vertices,
                const std::vector<std::array<Index, 3>>& triangles,
                const std::vector<std::array<Index, 2>>& edges);
 /// `with_events`: adds the vertex property `double events` (double, not uint: PLY's
-/// integers are 32-bit, and a double holds counts exactly up to 2^53).
+/// integers are 32-bit, and a double holds counts exactly up to 2^53). Vertices with
+/// a phantom copy (all or none) add phantom_x, phantom_y, phantom_z, phantom_vx,
+/// phantom_vy, phantom_vz.
 void write_ply(const std::string& path, const std::vector<FrameVertex>& vertices,
                const std::vector<std::array<Index, 3>>& triangles, bool with_events = false);
 
 /// Reads back a PLY written by write_ply (vertices only; `events` is 0 when the file
-/// has no such property); throws SceneError.
+/// has no such property, `has_phantom` false without the phantom properties); throws
+/// SceneError.
 std::vector<FrameVertex> read_ply(const std::string& path);
 
 }  // namespace clockwork

@@ -11,6 +11,8 @@
 #include "engine/observer.hpp"
 #include "io/check_frames.hpp"
 #include "io/frame_io.hpp"
+#include "io/resume.hpp"
+#include "io/scene_error.hpp"
 
 namespace clockwork {
 
@@ -34,6 +36,11 @@ void write_frame(const Scene& scene, const std::string& out_dir, int frame, doub
       const Index a = body.first_vertex + i;
       x.push_back(s.position_at(a, t));
       ply.push_back(FrameVertex{x.back(), s.velocity(a), s.mass(a), events.empty() ? 0 : events[a]});
+      if (body.phantom) {
+        ply.back().has_phantom = true;
+        ply.back().phantom_x = body.phantom->phantom_position(i, t);
+        ply.back().phantom_v = body.phantom->phantom_velocity(i);
+      }
     }
     if (scene.write_obj)
       write_obj(frame_path(out_dir, body.name, frame, "obj"), x, body.triangles, body.edges);
@@ -57,6 +64,34 @@ void write_event_periods(const std::string& out_dir, const Kernel& kernel) {
                    Kernel::period_bin_lower(b), Kernel::period_bin_lower(b + 1), bins[std::size_t(b)]);
   }
   std::fclose(f);
+}
+
+/// A run resumed into another folder starts it with the earlier run's frames before
+/// the resumed one (hard links where the file system allows, else copies). Resumed in
+/// place, it may only continue from the last frame: its later frames would be mixed
+/// with the new ones.
+void copy_earlier_frames(const std::string& from, const std::string& to, int first_frame,
+                         bool later_frames) {
+  namespace fs = std::filesystem;
+  if (fs::equivalent(fs::path(from), fs::path(to))) {
+    if (later_frames)
+      throw SceneError(fmt::format("--resume-frame {}: {} has later frames; write the resumed run "
+                                   "to another folder (--out)", first_frame, from));
+    return;
+  }
+  for (const auto& entry : fs::directory_iterator(fs::path(from) / "frames")) {
+    const std::string name = entry.path().filename().string();
+    const auto underscore = name.rfind('_'), dot = name.rfind('.');
+    if (underscore == std::string::npos || dot != underscore + 6) continue;
+    const std::string digits = name.substr(underscore + 1, 5);
+    if (digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) >= first_frame)
+      continue;
+    const fs::path target = fs::path(to) / "frames" / name;
+    std::error_code ec;
+    fs::remove(target, ec);
+    fs::create_hard_link(entry.path(), target, ec);
+    if (ec) fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing);
+  }
 }
 
 }  // namespace
@@ -85,14 +120,23 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
     for (const char* c : {"solver_iterations_per_tick", "solver_iterations_max", "unconverged_ticks",
                           "phantom_mismatch"})
       extra_columns.emplace_back(c);
-  DiagnosticsCsv csv(options.out_dir + "/diagnostics.csv", extra_columns);
+  Kernel& kernel = *scene.kernel;
+  const double t0 = kernel.now();
+  if (!(until > t0))
+    throw std::runtime_error(fmt::format("--until: the run starts at frame {} (t = {} s); {} s is not later",
+                                         scene.first_frame, t0, until));
+  std::vector<std::string> earlier_rows;
+  if (!options.resume_dir.empty()) {
+    earlier_rows = diagnostics_before(options.resume_dir, DiagnosticsCsv::header(extra_columns), t0);
+    copy_earlier_frames(options.resume_dir, options.out_dir, scene.first_frame, scene.later_frames);
+  }
+  DiagnosticsCsv csv(options.out_dir + "/diagnostics.csv", extra_columns, earlier_rows);
   std::vector<double> extra;
   std::uint64_t last_reschedules = 0, last_ticks = 0, last_iterations = 0;
-  double last_time = 0.0;
+  double last_time = t0;
   std::unique_ptr<Trace> trace;
   if (!options.trace_path.empty()) trace = std::make_unique<Trace>(options.trace_path, options.trace_format);
 
-  Kernel& kernel = *scene.kernel;
   const int frames = static_cast<int>(std::floor(until * scene.frame_rate + 1e-9));
   const auto wall_start = std::chrono::steady_clock::now();
   auto wall = [&] {
@@ -134,12 +178,12 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
     if (options.progress) {
       const double w = wall();
       const double rate = w > 0 ? k.events_processed() / w : 0.0;
-      const double eta = t > 0 ? w * (until - t) / t : 0.0;
+      const double eta = t > t0 ? w * (until - t) / (t - t0) : 0.0;
       fmt::print(stderr, "\r  t = {:.4f} / {:.4f} s   wall {:.1f} s   {:.3g} events/s   ETA {:.1f} s   ",
                  t, until, w, rate, eta);
     }
   };
-  auto observer = std::make_unique<ObserverSource>(scene.frame_rate, frames, observe);
+  auto observer = std::make_unique<ObserverSource>(scene.frame_rate, frames, observe, scene.first_frame);
   ObserverSource& obs = *observer;
   const EventKind kind = kernel.add_source(std::move(observer));
   kernel.enable_event_counts(options.event_counts);
@@ -150,7 +194,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   if (options.progress) fmt::print(stderr, "\n");
   if (options.event_counts) write_event_periods(options.out_dir, kernel);
   summary.events = kernel.events_processed();
-  summary.simulated_seconds = until;
+  summary.simulated_seconds = until - t0;
   summary.wall_seconds = wall();
   return summary;
 }

@@ -18,6 +18,11 @@ struct RunOptions {
   /// Per-vertex event counts in the PLY frames and OUT/event_periods.csv (the viewer's
   /// heat map and `clockwork plot`'s period histogram).
   bool event_counts = true;
+  /// The earlier run the scene was resumed from (load_scene's resume_dir; empty: none).
+  /// Its diagnostics rows before the resumed frame start this run's diagnostics.csv and,
+  /// if out_dir is another folder, its earlier frames are copied there: either way
+  /// out_dir then holds the whole run from frame 0.
+  std::string resume_dir;
 };
 
 struct RunSummary {

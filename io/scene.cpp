@@ -24,6 +24,7 @@
 #include "contact/intersection_check.hpp"
 #include "contact/obstacle_proximity.hpp"
 #include "io/mesh.hpp"
+#include "io/resume.hpp"
 #include "io/scene_contact.hpp"
 #include "io/scene_solid.hpp"
 #include "io/tick_pairs.hpp"
@@ -177,8 +178,10 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
 
 class SceneBuilder {
  public:
-  SceneBuilder(const nlohmann::json& doc, const std::string& file, const std::string& base_dir)
-      : root_(doc, file), root_file_(file), base_dir_(base_dir) {}
+  SceneBuilder(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
+               const std::string& resume_dir, int resume_frame)
+      : root_(doc, file), root_file_(file), base_dir_(base_dir), resume_dir_(resume_dir),
+        resume_frame_(resume_frame) {}
 
   Scene build() {
     root_.expect_keys({"name", "description", "end_time", "frame_rate", "seed", "gravity", "wind",
@@ -211,7 +214,10 @@ class SceneBuilder {
       if (!contact_) obstacles->fail("obstacles need a \"contact\" object");
       for (std::size_t i = 0; i < obstacles->array_size(); ++i) read_obstacle((*obstacles)[i]);
     }
+    if (!resume_dir_.empty()) resume();
     register_sources();
+    for (const auto& [b, src] : phantom_of_body_) scene_.bodies[b].phantom = src;
+    for (const auto& [src, copy] : resumed_copies_) src->restore_copy(copy.first, copy.second);
     if (contact_) build_contact(*contact_);
     return std::move(scene_);
   }
@@ -931,6 +937,60 @@ class SceneBuilder {
     return released;
   }
 
+  /// The deformable bodies' vertices from the last frame of the run in resume_dir_,
+  /// and the clock at its time (io/resume.hpp). Masses must match: a frame of another
+  /// scene with as many vertices is refused.
+  void resume() {
+    std::vector<std::string> names;
+    std::vector<const Body*> bodies;
+    for (const Body& b : scene_.bodies)
+      if (!b.obstacle) {
+        names.push_back(b.name);
+        bodies.push_back(&b);
+      }
+    const ResumePoint point = read_resume_point(resume_dir_, names, resume_frame_);
+    const double t0 = point.frame / scene_.frame_rate;
+    VertexState& s = scene_.kernel->state();
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      const Body& b = *bodies[i];
+      const std::vector<FrameVertex>& frame = point.bodies[i];
+      const auto refuse = [&](const std::string& what) {
+        throw SceneError(fmt::format("--resume {}: frame {} of body '{}': {} (a run of another scene?)",
+                                     resume_dir_, point.frame, b.name, what));
+      };
+      if (frame.size() != b.vertex_count)
+        refuse(fmt::format("{} vertices, the scene's body has {}", frame.size(), b.vertex_count));
+      for (Index k = 0; k < b.vertex_count; ++k) {
+        const Index a = b.first_vertex + k;
+        const FrameVertex& f = frame[k];
+        const auto released = releasable_.find(a);
+        const double scene_mass = released != releasable_.end() && std::isfinite(f.mass) ? released->second : s.mass(a);
+        if (std::isinf(f.mass) != std::isinf(scene_mass) ||
+            (std::isfinite(f.mass) && std::abs(f.mass - scene_mass) > 1e-9 * scene_mass))
+          refuse(fmt::format("vertex {} has mass {}, the scene gives {}", k, f.mass, scene_mass));
+        if (!f.x.allFinite() || !f.v.allFinite())
+          refuse(fmt::format("vertex {} has a position or velocity that is not finite", k));
+        s.place(a, f.x, t0);
+        s.velocity_ref(a) = f.v;
+      }
+      // A phantom body's copy: without it the primary's velocities, which hold the
+      // coupling's pull towards the copy, would pull towards the primary itself.
+      const auto ph = phantom_of_body_.find(std::size_t(bodies[i] - scene_.bodies.data()));
+      if (ph == phantom_of_body_.end()) continue;
+      auto& [q, v] = resumed_copies_[ph->second];
+      for (const FrameVertex& f : frame) {
+        if (!f.has_phantom)
+          refuse("no phantom state (phantom_x … phantom_vz: frames of this phantom body written "
+                 "before they were saved cannot be resumed)");
+        q.push_back(f.phantom_x);
+        v.push_back(f.phantom_v);
+      }
+    }
+    scene_.kernel->start_at(t0);
+    scene_.first_frame = point.frame;
+    scene_.later_frames = point.later_frames;
+  }
+
   template <typename Src>
   void register_source(std::unique_ptr<Src>& src, bool nonempty) {
     if (!nonempty) return;
@@ -950,19 +1010,19 @@ class SceneBuilder {
     for (auto& src : sources_.phantoms) {
       PhantomSource& ref = *src;
       const EventKind kind = scene_.kernel->add_source(std::move(src));
-      ref.start(kind, *scene_.kernel);
+      ref.start(kind, *scene_.kernel, scene_.kernel->now());
       scene_.phantoms.push_back(&ref);
     }
     for (auto& src : sources_.solids) {
       SolidSource& ref = *src;
       const EventKind kind = scene_.kernel->add_source(std::move(src));
-      ref.start(kind, *scene_.kernel);
+      ref.start(kind, *scene_.kernel, scene_.kernel->now());
       scene_.solids.push_back(&ref);
     }
     for (auto& src : sources_.schroeders) {
       SchroederSource& ref = *src;
       const EventKind kind = scene_.kernel->add_source(std::move(src));
-      ref.start(kind, *scene_.kernel);
+      ref.start(kind, *scene_.kernel, scene_.kernel->now());
       scene_.schroeders.push_back(&ref);
     }
   }
@@ -970,6 +1030,10 @@ class SceneBuilder {
   JsonField root_;
   std::string root_file_;
   std::string base_dir_;
+  std::string resume_dir_;  ///< empty: start from the scene's initial state
+  int resume_frame_ = -1;   ///< -1: the last frame in resume_dir_
+  /// Phantom copies (positions, velocities) read from the resumed frame.
+  std::map<PhantomSource*, std::pair<std::vector<Vec3>, std::vector<Vec3>>> resumed_copies_;
   std::optional<JsonField> contact_;
   std::vector<std::string> pointers_;  ///< JSON pointer of each body, in order
   Scene scene_;
@@ -992,15 +1056,17 @@ class SceneBuilder {
 
 }  // namespace
 
-Scene build_scene(const nlohmann::json& doc, const std::string& file, const std::string& base_dir) {
-  Scene scene = SceneBuilder(doc, file, base_dir).build();
+Scene build_scene(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
+                  const std::string& resume_dir, int resume_frame) {
+  Scene scene = SceneBuilder(doc, file, base_dir, resume_dir, resume_frame).build();
   scene.file = file;
   return scene;
 }
 
-Scene load_scene(const std::string& path) {
+Scene load_scene(const std::string& path, const std::string& resume_dir, int resume_frame) {
   const nlohmann::json doc = parse_json_file(path);
-  return build_scene(doc, path, std::filesystem::path(path).parent_path().string());
+  return build_scene(doc, path, std::filesystem::path(path).parent_path().string(), resume_dir,
+                     resume_frame);
 }
 
 }  // namespace clockwork

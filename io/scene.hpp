@@ -24,6 +24,7 @@ struct Body {
   bool obstacle = false;  ///< kinematic mesh from `obstacles`
   bool collide = false;   ///< its triangles (or chain vertices) are in the contact system
   bool self_contact = true;  ///< its triangles may collide with each other (solids: opt-in)
+  PhantomSource* phantom = nullptr;  ///< its phantom copy (owned by the kernel), if any
 };
 
 /// How many stencils of each kind, and their period range (for logs and docs).
@@ -40,6 +41,10 @@ struct Scene {
   double end_time = 0.0;    ///< s
   double frame_rate = 0.0;  ///< frames per simulated second
   bool write_obj = true, write_ply = true;
+  /// Frame the run starts at: 0, or the frame a resumed run continues from (its time,
+  /// first_frame / frame_rate, is the kernel's clock at the start).
+  int first_frame = 0;
+  bool later_frames = false;  ///< the resumed folder holds frames after first_frame
   std::vector<Body> bodies;
   std::vector<TermSummary> terms;
   std::unique_ptr<Kernel> kernel;
@@ -52,10 +57,14 @@ struct Scene {
 
 /// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON
 /// pointer and the offending value. Relative mesh paths resolve against the file.
-Scene load_scene(const std::string& path);
+/// With `resume_dir` (an earlier run's output folder) the scene starts from the last
+/// frame written there (io/resume.hpp) instead of its initial state.
+/// `resume_frame` >= 0 picks an earlier frame than the last.
+Scene load_scene(const std::string& path, const std::string& resume_dir = {}, int resume_frame = -1);
 /// Same from an already parsed document; `file` names it in errors, `base_dir`
 /// resolves relative paths.
 Scene build_scene(const nlohmann::json& doc, const std::string& file,
-                  const std::string& base_dir);
+                  const std::string& base_dir, const std::string& resume_dir = {},
+                  int resume_frame = -1);
 
 }  // namespace clockwork

@@ -78,6 +78,25 @@ TEST_CASE("bad command-line values fail with a message and a non-zero exit") {
   const Result unwritable = run_cli("run " + demo + " --until 0.01 --out /proc/forbidden");
   CHECK(unwritable.exit_code == 2);
   CHECK(unwritable.err.find("--out: cannot create '/proc/forbidden'") != std::string::npos);
+  const Result lone_frame = run_cli("run " + demo + " --resume-frame 2");
+  CHECK(lone_frame.exit_code == 2);
+  CHECK(lone_frame.err.find("--resume-frame: needs --resume DIR") != std::string::npos);
+  const Result no_run = run_cli("run " + demo + " --resume /no/such/run");
+  CHECK(no_run.exit_code == 2);
+  CHECK(no_run.err.find("--resume /no/such/run: no frames folder") != std::string::npos);
+}
+
+TEST_CASE("run --resume goes on from the last frame and says so") {
+  const fs::path out = fs::temp_directory_path() / ("clockwork_cli_resume_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string demo = CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json";
+  REQUIRE(run_cli("run " + demo + " --until 0.1 --out " + out.string()).exit_code == 0);
+  const Result r = run_cli("run " + demo + " --until 0.2 --resume " + out.string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("resuming " + out.string() + " at frame 3 (t = 0.1 s)") != std::string::npos);
+  CHECK(r.out.find("wrote 7 frames") != std::string::npos);
+  CHECK(fs::exists(out / "frames" / "cloth_00006.ply"));
+  fs::remove_all(out);
 }
 
 TEST_CASE("run writes frames, diagnostics and a trace, and says where") {
