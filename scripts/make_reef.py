@@ -197,11 +197,15 @@ RUNTIME = ("phantom 5.1 min wall (8.6 s per frame), explicit AVI (phantom keys r
            "legs at 1.0 N (explicit 1.4 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("not run to the end within a 3-hour session: the phantom run pulls the whole "
+FINE_RUNTIME = ("not run to the end within a 3-hour session and not robust: with the binary of "
+                "2026-11-25 afternoon the phantom run pulled the whole "
                 "9 cm per end (turning points 16.0 -> 1.42 cm apart, legs at 0.27 N) in 43 min wall "
-                "(0.9 s; ~50 s per frame before contact) and holds at "
-                "~20 min per held frame (1.40 cm, 0.26 N at 0.967 s), on one core of a 2-core AMD EPYC VM, 0 of 30 frames "
-                "intersecting; its U-turns stand on edge; explicit AVI (phantom keys removed) takes "
+                "(0.9 s; ~50 s per frame before contact) and held at "
+                "~20 min per held frame (1.40 cm, 0.26 N at 1.0 s), on one core of a 2-core AMD EPYC VM, 0 of 31 frames "
+                "intersecting; with that evening's binary (same decisions, other rounding) the same "
+                "trajectory parts from 0.37 s and, pulled on to 10 cm, stopped at 0.896 s on a "
+                "self-contact crush through 4096 layers (docs/performance.md); its U-turns stand on edge; "
+                "explicit AVI (phantom keys removed) takes "
                 "18 min for the first frame, before contact, against the phantom's 30 s at "
                 "h_imp 6e-5 s (36x)")
 
