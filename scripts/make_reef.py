@@ -202,7 +202,7 @@ FINE_RUNTIME = ("not run to the end within a 3-hour session and not robust: with
                 "9 cm per end (turning points 16.0 -> 1.42 cm apart, legs at 0.27 N) in 43 min wall "
                 "(0.9 s; ~50 s per frame before contact) and held at "
                 "~20 min per held frame (1.40 cm, 0.26 N at 1.0 s), on one core of a 2-core AMD EPYC VM, 0 of 31 frames "
-                "intersecting; with that evening's binary (same decisions, other rounding) the same "
+                "intersecting; with that evening's binary (slacks rounded to floats) the same "
                 "trajectory parts from 0.37 s and, pulled on to 10 cm, stopped at 0.896 s on a "
                 "self-contact crush through 4096 layers (docs/performance.md); its U-turns stand on edge; "
                 "explicit AVI (phantom keys removed) takes "
