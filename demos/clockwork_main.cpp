@@ -214,7 +214,6 @@ int main(int argc, char** argv) {
                  scene.kernel->now());
     clockwork::RunOptions options;
     options.out_dir = !out_dir.empty() ? out_dir : !resume_dir.empty() ? resume_dir : "out/" + scene.name;
-    options.resume_dir = resume_dir;
     options.until = until;
     options.trace_path = trace_path;
     options.trace_format = clockwork::parse_trace_format(trace_format);

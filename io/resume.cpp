@@ -2,33 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <set>
 
+#include "io/run.hpp"
 #include "io/scene_error.hpp"
 
 namespace clockwork {
-
-namespace {
-
-/// Frame numbers of DIR/frames/NAME_NNNNN.ply.
-std::set<int> ply_frames(const std::filesystem::path& frames, const std::string& name) {
-  std::set<int> out;
-  const std::string prefix = name + "_";
-  for (const auto& entry : std::filesystem::directory_iterator(frames)) {
-    const std::string file = entry.path().filename().string();
-    if (file.size() != prefix.size() + 9 || file.compare(0, prefix.size(), prefix) != 0 ||
-        file.compare(file.size() - 4, 4, ".ply") != 0)
-      continue;
-    const std::string digits = file.substr(prefix.size(), 5);
-    if (digits.find_first_not_of("0123456789") == std::string::npos) out.insert(std::stoi(digits));
-  }
-  return out;
-}
-
-}  // namespace
 
 ResumePoint read_resume_point(const std::string& dir, const std::vector<std::string>& names,
                               int frame) {
@@ -37,32 +18,35 @@ ResumePoint read_resume_point(const std::string& dir, const std::vector<std::str
   if (!fs::is_directory(frames))
     throw SceneError(fmt::format("--resume {}: no frames folder (expected the output folder of "
                                  "'clockwork run')", dir));
-  std::set<int> common;
-  for (std::size_t b = 0; b < names.size(); ++b) {
-    const std::set<int> mine = ply_frames(frames, names[b]);
-    if (mine.empty())
+  // Frames are numbered from 0 without gaps: scan until no body has one.
+  std::vector<bool> seen(names.size(), false);
+  int last = -1;
+  for (int f = 0;; ++f) {
+    bool any = false, all = true;
+    for (std::size_t b = 0; b < names.size(); ++b) {
+      const bool here = fs::exists(frame_path(dir, names[b], f, "ply"));
+      seen[b] = seen[b] || here;
+      any = any || here;
+      all = all && here;
+    }
+    if (!any) break;
+    if (all) last = f;
+  }
+  for (std::size_t b = 0; b < names.size(); ++b)
+    if (!seen[b])
       throw SceneError(fmt::format("--resume {}: no PLY frames of body '{}' ({}/{}_NNNNN.ply; "
                                    "the scene's \"output\" must keep \"ply\")",
                                    dir, names[b], frames.string(), names[b]));
-    if (b == 0) {
-      common = mine;
-      continue;
-    }
-    std::set<int> both;
-    for (int f : mine)
-      if (common.count(f)) both.insert(f);
-    common = std::move(both);
-  }
-  if (common.empty())
-    throw SceneError(fmt::format("--resume {}: no frame was written for every body", dir));
-  if (frame >= 0 && !common.count(frame))
+  if (last < 0) throw SceneError(fmt::format("--resume {}: no frame was written for every body", dir));
+  if (frame > last || (frame >= 0 && !std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+                         return fs::exists(frame_path(dir, n, frame, "ply"));
+                       })))
     throw SceneError(fmt::format("--resume-frame {}: {} has no such frame for every body (its last is {})",
-                                 frame, dir, *common.rbegin()));
+                                 frame, dir, last));
   ResumePoint point;
-  point.frame = frame >= 0 ? frame : *common.rbegin();
-  point.later_frames = point.frame < *common.rbegin();
-  for (const std::string& name : names)
-    point.bodies.push_back(read_ply(fmt::format("{}/{}_{:05d}.ply", frames.string(), name, point.frame)));
+  point.frame = frame >= 0 ? frame : last;
+  point.later_frames = point.frame < last;
+  for (const std::string& name : names) point.bodies.push_back(read_ply(frame_path(dir, name, point.frame, "ply")));
   return point;
 }
 

@@ -2,9 +2,10 @@
 /// Resuming a run (`clockwork run SCENE --resume DIR`): the state of the last frame an
 /// earlier run of the scene wrote — positions and velocities of every vertex, from
 /// the PLY frames (17 significant digits: exact) — becomes the initial state at that
-/// frame's time. What the frames do not hold starts afresh: penalty layers and
-/// certificates are rebuilt from the positions (ContactSystem::start), a phantom
-/// body's implicit copy restarts on its primary (docs/scene-format.md, "Resuming").
+/// frame's time, with a phantom body's implicit copy from its own PLY columns. What the
+/// frames do not hold starts afresh: penalty layers and certificates are rebuilt from
+/// the positions (ContactSystem::start), force stencils restart their clocks
+/// (docs/scene-format.md, "Resuming a run").
 #include <string>
 #include <vector>
 

@@ -70,28 +70,26 @@ void write_event_periods(const std::string& out_dir, const Kernel& kernel) {
 /// the resumed one (hard links where the file system allows, else copies). Resumed in
 /// place, it may only continue from the last frame: its later frames would be mixed
 /// with the new ones.
-void copy_earlier_frames(const std::string& from, const std::string& to, int first_frame,
-                         bool later_frames) {
+void copy_earlier_frames(const Scene& scene, const std::string& to) {
   namespace fs = std::filesystem;
+  const std::string& from = scene.resumed_from;
   if (fs::equivalent(fs::path(from), fs::path(to))) {
-    if (later_frames)
+    if (scene.later_frames)
       throw SceneError(fmt::format("--resume-frame {}: {} has later frames; write the resumed run "
-                                   "to another folder (--out)", first_frame, from));
+                                   "to another folder (--out)", scene.first_frame, from));
     return;
   }
-  for (const auto& entry : fs::directory_iterator(fs::path(from) / "frames")) {
-    const std::string name = entry.path().filename().string();
-    const auto underscore = name.rfind('_'), dot = name.rfind('.');
-    if (underscore == std::string::npos || dot != underscore + 6) continue;
-    const std::string digits = name.substr(underscore + 1, 5);
-    if (digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) >= first_frame)
-      continue;
-    const fs::path target = fs::path(to) / "frames" / name;
-    std::error_code ec;
-    fs::remove(target, ec);
-    fs::create_hard_link(entry.path(), target, ec);
-    if (ec) fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing);
-  }
+  for (const Body& body : scene.bodies)
+    for (int frame = 0; frame < scene.first_frame; ++frame)
+      for (const char* extension : {"obj", "ply"}) {
+        const fs::path source = frame_path(from, body.name, frame, extension);
+        if (!fs::exists(source)) continue;
+        const fs::path target = frame_path(to, body.name, frame, extension);
+        std::error_code ec;
+        fs::remove(target, ec);
+        fs::create_hard_link(source, target, ec);
+        if (ec) fs::copy_file(source, target, fs::copy_options::overwrite_existing);
+      }
 }
 
 }  // namespace
@@ -126,9 +124,9 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
     throw std::runtime_error(fmt::format("--until: the run starts at frame {} (t = {} s); {} s is not later",
                                          scene.first_frame, t0, until));
   std::vector<std::string> earlier_rows;
-  if (!options.resume_dir.empty()) {
-    earlier_rows = diagnostics_before(options.resume_dir, DiagnosticsCsv::header(extra_columns), t0);
-    copy_earlier_frames(options.resume_dir, options.out_dir, scene.first_frame, scene.later_frames);
+  if (!scene.resumed_from.empty()) {
+    earlier_rows = diagnostics_before(scene.resumed_from, DiagnosticsCsv::header(extra_columns), t0);
+    copy_earlier_frames(scene, options.out_dir);
   }
   DiagnosticsCsv csv(options.out_dir + "/diagnostics.csv", extra_columns, earlier_rows);
   std::vector<double> extra;

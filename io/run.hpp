@@ -18,11 +18,6 @@ struct RunOptions {
   /// Per-vertex event counts in the PLY frames and OUT/event_periods.csv (the viewer's
   /// heat map and `clockwork plot`'s period histogram).
   bool event_counts = true;
-  /// The earlier run the scene was resumed from (load_scene's resume_dir; empty: none).
-  /// Its diagnostics rows before the resumed frame start this run's diagnostics.csv and,
-  /// if out_dir is another folder, its earlier frames are copied there: either way
-  /// out_dir then holds the whole run from frame 0.
-  std::string resume_dir;
 };
 
 struct RunSummary {
@@ -34,6 +29,9 @@ struct RunSummary {
 
 /// Layout: OUT/diagnostics.csv, OUT/frames/BODY_NNNNN.obj and .ply (frame NNNNN at
 /// time NNNNN / frame_rate), OUT/event_periods.csv (with event counts). Throws std::runtime_error if the folder cannot be written.
+/// A scene resumed from an earlier run (Scene::resumed_from) continues its
+/// diagnostics.csv rows before the resumed frame and, if out_dir is another folder, gets
+/// its earlier frames there: either way out_dir then holds the whole run from frame 0.
 RunSummary run_scene(Scene& scene, const RunOptions& options);
 
 /// Path of a frame file, e.g. frame_path("out", "cloth", 12, "ply").

@@ -988,6 +988,7 @@ class SceneBuilder {
     }
     scene_.kernel->start_at(t0);
     scene_.first_frame = point.frame;
+    scene_.resumed_from = resume_dir_;
     scene_.later_frames = point.later_frames;
   }
 

@@ -44,7 +44,8 @@ struct Scene {
   /// Frame the run starts at: 0, or the frame a resumed run continues from (its time,
   /// first_frame / frame_rate, is the kernel's clock at the start).
   int first_frame = 0;
-  bool later_frames = false;  ///< the resumed folder holds frames after first_frame
+  std::string resumed_from;   ///< the earlier run's output folder (empty: not resumed)
+  bool later_frames = false;  ///< that folder holds frames after first_frame
   std::vector<Body> bodies;
   std::vector<TermSummary> terms;
   std::unique_ptr<Kernel> kernel;

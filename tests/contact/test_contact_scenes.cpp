@@ -288,7 +288,6 @@ TEST_CASE("reef knot resumed in contact (phantom): layers rebuilt, no intersecti
     RunOptions options;
     options.out_dir = out.string();
     options.until = until;
-    options.resume_dir = resume;
     run_scene(scene, options);
     return scene.contact->counters();
   };

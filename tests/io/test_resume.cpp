@@ -40,7 +40,6 @@ RunSummary run(const fs::path& scene_file, const fs::path& out, double until,
   RunOptions options;
   options.out_dir = out.string();
   options.until = until;
-  options.resume_dir = resume.string();
   return run_scene(scene, options);
 }
 
