@@ -16,6 +16,13 @@ struct ContactParameters {
   /// up to ContactSystem::kMaxSlackFactor × the level's slack.
   bool adaptive_slack = true;
   int max_layers = 4096;   ///< safety net: a pair this deep means the input was broken
+  /// Per-vertex layer periods (docs/contact.md "Stacked layers"): a layer touching a
+  /// vertex that several pushing layers load fires at the period that vertex's total
+  /// stiffness allows, when that is shorter than its own h(l). `min_mass` is the mass
+  /// h1 was chosen for (h1 = safety · 2 / sqrt(2 r1 / min_mass)); 0: the smallest
+  /// free vertex mass, found at ContactSystem::start().
+  bool vertex_periods = false;
+  double min_mass = 0.0;
 };
 
 }  // namespace clockwork

@@ -105,6 +105,33 @@ double ContactSystem::eta(int l) const { return params_.eta1 * std::pow(double(l
 double ContactSystem::stiffness(int l) const { return params_.r1 * double(l) * l * l; }
 double ContactSystem::period(int l) const { return params_.h1 * std::pow(double(l), -1.5); }
 
+// Stacked layers (docs/contact.md): h(l) is stable for layer l alone, r(l) h(l)² being
+// constant. A vertex that several layers push at once (pressed from both sides, or a
+// sheet folded onto itself) moves at the frequency of their sum, ω² <= K_a / m_a by
+// Gershgorin over the rows of M⁻¹H, and a layer sampling that motion at its own,
+// longer h(l) pumps energy into it (multi-rate resonance). So every layer touching the
+// vertex fires at most at sqrt(period_scale2_ m_a / K_a), the period that keeps
+// h ω <= 2 · safety as h1 does for one layer on the lightest vertex.
+double ContactSystem::layer_period(const Pair& p, int l) const {
+  double h = period(l);
+  if (!params_.vertex_periods) return h;
+  for (Index a : p.v) {
+    const double k = vertex_load_[a] * impulse_inverse_mass(a);
+    if (k > 0.0) h = std::min(h, std::sqrt(period_scale2_ / k));
+  }
+  return h;
+}
+
+void ContactSystem::set_layer_load(EventSlot slot, const Pair& p, const PairClosest* pushing) {
+  std::array<double, 4>& load = layer_events_[slot].load;
+  const double r = pushing ? 2.0 * stiffness(layer_events_[slot].layer) : 0.0;
+  for (int i = 0; i < 4; ++i) {
+    const double next = pushing ? r * std::abs(pushing->w[i]) : 0.0;
+    vertex_load_[p.v[i]] = std::max(0.0, vertex_load_[p.v[i]] + (next - load[i]));
+    load[i] = next;
+  }
+}
+
 void ContactSystem::add_triangle(const std::array<Index, 3>& v, std::uint32_t group) {
   Triangle& tri = triangles_.emplace_back();
   tri.v = v;
@@ -140,6 +167,14 @@ void ContactSystem::start() {
   }
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
+  vertex_load_.assign(kernel_.state().size(), 0.0);
+  double min_mass = params_.min_mass;
+  if (!(min_mass > 0.0)) {
+    min_mass = kNever;
+    for (Index a = 0; a < kernel_.state().size(); ++a)
+      if (kernel_.state().inv_mass(a) > 0.0) min_mass = std::min(min_mass, kernel_.state().mass(a));
+  }
+  period_scale2_ = params_.h1 * params_.h1 * 2.0 * params_.r1 / min_mass;
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
     const Triangle& tri = triangles_[i];
     if (tri.point) continue;
@@ -248,9 +283,13 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
   // them push multiplies the stiffness by the valence and breaks the layer's
   // stability bound (observed: energy injection at the FPU walls, blow-up in the
   // squeeze). Non-owners keep their layers and certificates but push nothing.
-  if (c.distance < thickness && owns_contact(p, c)) {
-    // Impulse −h ∇V_l with ∇_i V_l = r(l) (d − η(l)) w_i n (Harmon et al. 2009).
-    const double J = period(e.layer) * stiffness(e.layer) * (thickness - c.distance);
+  const bool pushes = c.distance < thickness && owns_contact(p, c);
+  if (params_.vertex_periods) set_layer_load(slot, p, pushes ? &c : nullptr);
+  const double h = layer_period(p, e.layer);
+  if (pushes) {
+    // Impulse −h ∇V_l with ∇_i V_l = r(l) (d − η(l)) w_i n (Harmon et al. 2009), h the
+    // interval to this layer's next tick.
+    const double J = h * stiffness(e.layer) * (thickness - c.distance);
     for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (J * c.w[i]) * n, t);
     if (params_.friction > 0.0) {
       // Coulomb: tangential impulse opposing the relative sliding velocity of the
@@ -269,7 +308,7 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
         for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (-jt * c.w[i]) * dir, t);
       }
     }
-    return t + period(e.layer);
+    return t + h;
   }
   // No impulse. The deepest layer retires once the pair is outside it by a margin
   // and separates. The margin is hysteresis: a vertex resting on a surface hovers
@@ -288,7 +327,7 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
     else certify(e.pair, t);  // falls back to certifying η(old depth)
     return kNever;
   }
-  return t + period(e.layer);
+  return t + h;
 }
 
 void ContactSystem::activate_layer(EventSlot slot, double t) {

@@ -141,6 +141,8 @@ class ContactSystem {
   struct LayerEvent {
     EventSlot pair;
     int layer;
+    /// What this layer adds to its vertices' loads (vertex_load_) since its last tick.
+    std::array<double, 4> load{};
   };
   struct PairKey {
     std::uint8_t type;
@@ -162,6 +164,12 @@ class ContactSystem {
   double eta(int l) const;
   double stiffness(int l) const;
   double period(int l) const;
+  /// The period of layer l of pair p: h(l), or shorter where a vertex of p is loaded
+  /// by more layers than h(l) is stable for (ContactParameters::vertex_periods).
+  double layer_period(const Pair& p, int l) const;
+  /// Replaces the load layer event `slot` puts on its vertices: 2 r(l) |w_i| while it
+  /// pushes (a Gershgorin row bound of its stiffness, Σ_j |w_j| = 2), else 0.
+  void set_layer_load(EventSlot slot, const Pair& p, const PairClosest* pushing);
   /// 1/m of the mass an impulse on vertex a moves (the kernel's, or the whole of a
   /// shared mass: engine/mass_share.hpp).
   double impulse_inverse_mass(Index a) const;
@@ -234,6 +242,12 @@ class ContactSystem {
   std::vector<std::uint32_t> vertex_owner_;                   ///< lowest triangle per vertex
   std::unordered_map<std::uint64_t, std::uint32_t> edge_owner_;  ///< lowest triangle per edge
   ContactCounters counters_;
+  /// Per global vertex: Σ 2 r(l) |w_a| over the layers that pushed on it at their last
+  /// tick (layer_period).
+  std::vector<double> vertex_load_;
+  /// h1² · 2 r1 / min_mass: a vertex of mass m under load K is stable at periods up to
+  /// sqrt(period_scale2_ · m / K), which is h(l) for one layer on a vertex of min_mass.
+  double period_scale2_ = 0.0;
 };
 
 }  // namespace clockwork

@@ -25,7 +25,7 @@ std::optional<double> auto_or_number(const std::optional<JsonField>& f, bool zer
 
 ContactSettings read_contact_settings(const JsonField& f) {
   f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
-                 "max_layers", "slack_near", "slack_far", "adaptive_slack"});
+                 "max_layers", "slack_near", "slack_far", "adaptive_slack", "vertex_periods"});
   ContactSettings s;
   s.thickness = auto_or_number(f.find("thickness"));
   s.stiffness = auto_or_number(f.find("stiffness"));
@@ -35,6 +35,7 @@ ContactSettings read_contact_settings(const JsonField& f) {
   s.slack_near = auto_or_number(f.find("slack_near"), /*zero_ok=*/true);
   s.slack_far = auto_or_number(f.find("slack_far"), /*zero_ok=*/true);
   if (auto m = f.find("adaptive_slack")) s.adaptive_slack = m->boolean();
+  if (auto m = f.find("vertex_periods")) s.vertex_periods = m->boolean();
   if (auto m = f.find("safety")) {
     s.safety = m->number();
     if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
@@ -64,6 +65,8 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   p.slack_far = s.slack_far.value_or(kSlackFactor * speed);
   p.friction = s.friction;
   p.adaptive_slack = s.adaptive_slack;
+  p.vertex_periods = s.vertex_periods;
+  p.min_mass = scale.min_mass;
   p.max_layers = s.max_layers;
   return p;
 }
