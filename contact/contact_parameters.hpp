@@ -18,9 +18,8 @@ struct ContactParameters {
   int max_layers = 4096;   ///< safety net: a pair this deep means the input was broken
   /// Per-vertex layer periods (docs/contact.md "Stacked layers"): a layer touching a
   /// vertex that several pushing layers load fires at the period that vertex's total
-  /// stiffness allows, when that is shorter than its own h(l). `min_mass` is the mass
-  /// h1 was chosen for (h1 = safety · 2 / sqrt(2 r1 / min_mass)); 0: the smallest
-  /// free vertex mass, found at ContactSystem::start().
+  /// stiffness allows, when that is shorter than its own h(l). `min_mass` (> 0 when
+  /// on) is the mass h1 was chosen for: h1 = safety · 2 / sqrt(2 r1 / min_mass).
   bool vertex_periods = false;
   double min_mass = 0.0;
 };

@@ -99,6 +99,7 @@ std::size_t ContactSystem::PairKeyHash::operator()(const PairKey& k) const {
 ContactSystem::ContactSystem(Kernel& kernel, const ContactParameters& params)
     : kernel_(kernel), params_(params) {
   assert(params.eta1 > 0 && params.r1 > 0 && params.h1 > 0 && params.cell_size > params.eta1);
+  assert(!params.vertex_periods || params.min_mass > 0);
 }
 
 double ContactSystem::eta(int l) const { return params_.eta1 * std::pow(double(l), -0.25); }
@@ -167,14 +168,10 @@ void ContactSystem::start() {
   }
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
-  vertex_load_.assign(kernel_.state().size(), 0.0);
-  double min_mass = params_.min_mass;
-  if (!(min_mass > 0.0)) {
-    min_mass = kNever;
-    for (Index a = 0; a < kernel_.state().size(); ++a)
-      if (kernel_.state().inv_mass(a) > 0.0) min_mass = std::min(min_mass, kernel_.state().mass(a));
+  if (params_.vertex_periods) {
+    vertex_load_.assign(kernel_.state().size(), 0.0);
+    period_scale2_ = params_.h1 * params_.h1 * 2.0 * params_.r1 / params_.min_mass;
   }
-  period_scale2_ = params_.h1 * params_.h1 * 2.0 * params_.r1 / min_mass;
   for (std::uint32_t i = 0; i < triangles_.size(); ++i) {
     const Triangle& tri = triangles_[i];
     if (tri.point) continue;

@@ -243,7 +243,7 @@ class ContactSystem {
   std::unordered_map<std::uint64_t, std::uint32_t> edge_owner_;  ///< lowest triangle per edge
   ContactCounters counters_;
   /// Per global vertex: Σ 2 r(l) |w_a| over the layers that pushed on it at their last
-  /// tick (layer_period).
+  /// tick (layer_period; sized only with vertex_periods).
   std::vector<double> vertex_load_;
   /// h1² · 2 r1 / min_mass: a vertex of mass m under load K is stable at periods up to
   /// sqrt(period_scale2_ · m / K), which is h(l) for one layer on a vertex of min_mass.
