@@ -89,8 +89,9 @@ def card(i, back):
 
 
 # Measured with `clockwork run demos/cards.json` (Release build).
-RUNTIME = ("79 s on a 2-core AMD EPYC VM, nothing else running, Release (4.4 s per "
-           "frame), contact certificates 79 % of it; 0 intersecting frames")
+RUNTIME = ("60 s on one core of a 2-core AMD EPYC VM, Release (3.3 s per frame; "
+           "explicit AVI 10.8 min, 10.75x slower), contact certificates 80 % of it; 0 "
+           "intersecting frames in both (2026-11-26, docs/performance.md)")
 
 DESCRIPTION = ("The phantom-mesh paper's card riffle: 8 extremely stiff cards (792 "
                "vertices) held at their back ends, bent into an S by a scripted thumb "

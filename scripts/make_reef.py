@@ -191,10 +191,10 @@ def ribbon(name, flip):
 
 
 # Measured with clockwork run --profile on both variants (Release), docs/performance.md.
-RUNTIME = ("phantom 5.1 min wall (8.6 s per frame), explicit AVI (phantom keys removed) 13.6 min "
-           "(22.7 s per frame), each on one core of a 2-core AMD EPYC VM; 0 intersecting frames in "
-           "both; both jam at 8.7 cm of pull (turning points 1.74 and 1.78 cm apart) and hold the "
-           "legs at 1.0 N (explicit 1.4 N)")
+RUNTIME = ("phantom 2.7 min wall (4.5 s per frame), explicit AVI (phantom keys removed) 3.8 min "
+           "(6.4 s per frame), each on one core of a 2-core AMD EPYC VM (2026-11-26); 0 "
+           "intersecting frames in both; both jam at 8.7 cm of pull (turning points 1.74 and "
+           "1.75 cm apart) and hold the legs at 1.0 N (explicit 1.45 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
 FINE_RUNTIME = ("not run to the end within a 3-hour session and not robust: with the binary of "
