@@ -89,12 +89,13 @@ def card(i, back):
 
 
 # Measured with `clockwork run demos/cards.json` (Release build).
-RUNTIME = ("60 s on one core of a 2-core AMD EPYC VM, Release (3.3 s per frame; "
-           "explicit AVI 10.8 min, 10.75x slower), contact certificates 80 % of it; 0 "
-           "intersecting frames in both (2026-11-26, docs/performance.md)")
+RUNTIME = ("62 s on one core of a 2-core AMD EPYC VM, Release (3.4 s per frame; "
+           "explicit AVI 10.3 min, 10.1x slower; medians of 3), contact certificates 80 % of "
+           "it; 0 intersecting frames in both (2026-11-26, docs/performance.md)")
 
-DESCRIPTION = ("The phantom-mesh paper's card riffle: 8 extremely stiff cards (792 "
-               "vertices) held at their back ends, bent into an S by a scripted thumb "
+DESCRIPTION = ("The phantom-mesh paper's card riffle: 8 stiff cards of real card stock "
+               "(792 vertices; the paper's cards, by its explicit step, are about 84 times "
+               "stiffer, and our phantom run does not hold at 10 times: docs/performance.md) held at their back ends, bent into an S by a scripted thumb "
                "at their front ends and let go one by one, top card first "
                "(pin_motion.release): each springs back onto the bent card below; "
                "phantom integrator at h_imp = 1e-3 s. Full run (0.6 s, 18 frames): "

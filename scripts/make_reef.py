@@ -191,8 +191,8 @@ def ribbon(name, flip):
 
 
 # Measured with clockwork run --profile on both variants (Release), docs/performance.md.
-RUNTIME = ("phantom 2.7 min wall (4.5 s per frame), explicit AVI (phantom keys removed) 3.8 min "
-           "(6.4 s per frame), each on one core of a 2-core AMD EPYC VM (2026-11-26); 0 "
+RUNTIME = ("phantom 2.9 min wall (4.8 s per frame), explicit AVI (phantom keys removed) 3.8 min "
+           "(6.3 s per frame), medians of 3, each on one core of a 2-core AMD EPYC VM (2026-11-26); 0 "
            "intersecting frames in both; both jam at 8.7 cm of pull (turning points 1.74 and "
            "1.75 cm apart) and hold the legs at 1.0 N (explicit 1.45 N)")
 
