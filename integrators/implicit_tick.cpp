@@ -80,26 +80,42 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
     }
   // A plane's blocks k w_i w_j n nᵀ. An obstacle plane's couple vertices of one
   // triangle, which its membrane element already couples; a self-contact plane's may
-  // couple vertices no element does, outside the analysed pattern: such a plane gives
-  // the preconditioner its diagonal blocks only (a sum of PSD blocks, so the factor
-  // stays SPD; NCG's gradient is exact either way).
+  // couple vertices no element does, outside the potential's pattern. Newton needs
+  // them (without them its steps are those of a wrong Hessian, as stiff as the planes:
+  // on the reef knot 120 iterations per tick and unconverged ticks once the ribbons
+  // pressed on themselves, docs/phantom.md), so they are inserted and the pattern is
+  // analysed again. NCG's preconditioner, refreshed once in many ticks, takes such a
+  // plane's diagonal blocks only (a sum of PSD blocks, so the factor stays SPD; NCG's
+  // gradient is exact either way).
+  const bool exact = settings_.kind == ImplicitSolverKind::ProjectedNewton;
+  bool extended = false;
   const auto take = [&](Index a) { return free[a]; };
   for (const TickPlane& c : p.planes) {
     bool in_pattern = true;
     c.add_hessian(x, take, [&](Index a, Index b, const Mat3&) {
       in_pattern = in_pattern && (a == b || has_entry(hessian_, 3 * a, 3 * b));
     });
+    if (!in_pattern && !exact) {
+      c.add_hessian(x, take, [&](Index a, Index b, const Mat3& H) {
+        if (a != b) return;
+        for (int r = 0; r < 3; ++r)
+          for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
+      });
+      continue;
+    }
+    extended = extended || !in_pattern;
     c.add_hessian(x, take, [&](Index a, Index b, const Mat3& H) {
-      if (!in_pattern && a != b) return;
       for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
     });
   }
-  // The pattern is the potential's (fixed) unless a plane landed outside it, which the
-  // filter above prevents; analyse again rather than trust that.
+  // The pattern is the potential's unless Newton's planes extended it (the next
+  // assembly starts from the potential's again): analyse whenever either factor's
+  // pattern was extended, since equal counts would not prove equal patterns.
   hessian_.makeCompressed();
   const bool block = settings_.factorization == TickFactorization::VertexBlock;
-  if (analyzed_nonzeros_ != hessian_.nonZeros()) {
+  if (extended || analyzed_extended_ || analyzed_nonzeros_ != hessian_.nonZeros()) {
+    analyzed_extended_ = extended;
     analyzed_nonzeros_ = hessian_.nonZeros();
     if (block) {
       [[maybe_unused]] const bool ok = chol_.analyze(hessian_);

@@ -113,6 +113,7 @@ class ImplicitTickSolver {
   Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
   VertexBlockCholesky chol_;
   Eigen::Index analyzed_nonzeros_ = -1;  ///< hessian_'s when the factor was analysed
+  bool analyzed_extended_ = false;       ///< that pattern held plane entries (Newton)
   bool have_factor_ = false;
   int ticks_since_refresh_ = 0;
   std::uint64_t factorizations_ = 0;
