@@ -95,16 +95,10 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
     c.add_hessian(x, take, [&](Index a, Index b, const Mat3&) {
       in_pattern = in_pattern && (a == b || has_entry(hessian_, 3 * a, 3 * b));
     });
-    if (!in_pattern && !exact) {
-      c.add_hessian(x, take, [&](Index a, Index b, const Mat3& H) {
-        if (a != b) return;
-        for (int r = 0; r < 3; ++r)
-          for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
-      });
-      continue;
-    }
-    extended = extended || !in_pattern;
+    const bool diagonal_only = !in_pattern && !exact;
+    extended = extended || (!in_pattern && exact);
     c.add_hessian(x, take, [&](Index a, Index b, const Mat3& H) {
+      if (diagonal_only && a != b) return;
       for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k) hessian_.coeffRef(3 * a + r, 3 * b + k) += H(r, k);
     });
