@@ -23,7 +23,7 @@ double ImplicitTickSolver::energy(const TickProblem& p, const Eigen::VectorXd& x
     if ((*p.free)[a]) kinetic += (*p.mass)[a] * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)).squaredNorm();
   double planes = 0.0;
   for (const TickPlane& c : p.planes) planes += c.value(x);
-  mid_ = 0.5 * (p.q_tilde + x);
+  evaluation_point(p, x);
   return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_) + damping_term(p, x, nullptr) + planes;
 }
 
@@ -38,7 +38,7 @@ double ImplicitTickSolver::damping_term(const TickProblem& p, const Eigen::Vecto
 
 void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x,
                                   Eigen::VectorXd& g) {
-  mid_ = 0.5 * (p.q_tilde + x);
+  evaluation_point(p, x);
   potential_.gradient(mid_, grad_v_);
   const std::size_t n = p.mass->size();
   g.resize(3 * static_cast<Eigen::Index>(n));
@@ -48,7 +48,7 @@ void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x
       continue;
     }
     g.segment<3>(3 * a) = (*p.mass)[a] / (p.h * p.h) * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)) +
-                          0.5 * grad_v_.segment<3>(3 * a);
+                          settings_.theta * grad_v_.segment<3>(3 * a);
   }
   for (const TickPlane& c : p.planes) c.add_gradient(x, g, [&](Index a) { return (*p.free)[a]; });
   if (settings_.rayleigh_beta > 0.0) {
@@ -59,9 +59,9 @@ void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x
 }
 
 bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) {
-  mid_ = 0.5 * (p.q_tilde + x);
+  evaluation_point(p, x);
   potential_.hessian(mid_, hessian_);
-  hessian_ *= 0.25;
+  hessian_ *= settings_.theta * settings_.theta;
   if (settings_.rayleigh_beta > 0.0) {
     // Same elements, same assembly: D has hessian_'s compressed pattern.
     assert(damping_.nonZeros() == hessian_.nonZeros());
@@ -163,7 +163,9 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   const bool refresh = !newton && (!have_factor_ || ticks_since_refresh_ >= settings_.refresh);
   // D = β K_mat: Newton evaluates it at each tick's start; NCG only when it refreshes
   // its preconditioner (a K_mat a few ticks old is still PSD with translations in its
-  // null space, so the damping stays dissipative and exerts no net force).
+  // null space, so the damping stays dissipative and exerts no net force, but it damps
+  // rotations made since). Neither schedule is robust: a fresh D misses the released
+  // card's instability, an old one brakes spin (docs/phantom.md, "Damping").
   if (settings_.rayleigh_beta > 0.0 && (newton || refresh || damping_.nonZeros() == 0)) {
     potential_.material_stiffness(p.q_tilde, damping_);
     damping_ *= settings_.rayleigh_beta;
@@ -179,7 +181,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     double force = 0.0;
     for (std::size_t a = 0; a < p.mass->size(); ++a)
       if ((*p.free)[a]) force += grad_v_.segment<3>(3 * a).squaredNorm();
-    report.threshold = settings_.tolerance * (std::sqrt(inertia) + 0.5 * std::sqrt(force));
+    report.threshold = settings_.tolerance * (std::sqrt(inertia) + settings_.theta * std::sqrt(force));
   }
   Eigen::VectorXd g, d, z, z_old, g_old;
   gradient(p, x, g);

@@ -3,8 +3,10 @@
 /// phantom-mesh paper's eq. 4, 6–8 with α = ½; test_phantom checks the optimality
 /// condition against the update equations):
 ///
-///   x* = argmin_x E(x),  E(x) = (1/(2h²)) ||x − y||²_M + V((q̃ + x)/2)
+///   x* = argmin_x E(x),  E(x) = (1/(2h²)) ||x − y||²_M + V(q̃ + θ (x − q̃))
 ///                                + (1/(2h)) (x − q̃)ᵀ D (x − q̃),
+///
+/// θ = ½ (the paper's midpoint rule; θ = 1 is backward Euler, an option beyond it),
 ///
 /// M the full lumped mass, V the body's implicit potential, D = β K_mat(q̃) optional
 /// stiffness-proportional Rayleigh damping: K_mat the elements' material (Gauss–Newton)
@@ -23,7 +25,7 @@
 /// projected to PSD, sparse Cholesky, backtracking Armijo line search) and nonlinear
 /// CG (Polak–Ribière+) preconditioned by a sparse Cholesky factor of the Hessian
 /// refreshed every `refresh` ticks (phantom-mesh paper §4: 50). Convergence:
-/// ||∇E|| ≤ tolerance · (||M (q̃ − y)|| / h² + ||∇V(q̃)|| / 2), the gradient's two parts
+/// ||∇E|| ≤ tolerance · (||M (q̃ − y)|| / h² + θ ||∇V(q̃)||), the gradient's two parts
 /// at the phantom's current position — a relative gradient norm — or a step below
 /// the rounding of the positions (the gradient's floating-point floor on stiff
 /// cloth, where it can exceed the relative bound).
@@ -54,6 +56,13 @@ struct ImplicitSolverSettings {
   /// preconditioner at the current iterate, and again after as many more.
   int stall_iterations = 20;
   double rayleigh_beta = 0.0;  ///< s: D = β K_mat (0: undamped, the paper's integrator)
+  /// Where V is evaluated in the interval, z = q̃ + θ (x − q̃), and the share θ of the
+  /// interval's impulse taken at its start: ½ the paper's midpoint rule (variational,
+  /// no numerical dissipation), 1 backward Euler (the whole impulse −h ∇V(x) at the
+  /// tick; L-stable: it damps the mesh-scale modes the midpoint rule keeps, loses
+  /// energy, and conserves linear momentum but not angular; beyond the paper,
+  /// docs/phantom.md "Backward Euler ticks").
+  double theta = 0.5;
   TickFactorization factorization = TickFactorization::Simplicial;
 };
 
@@ -94,7 +103,7 @@ class ImplicitTickSolver {
   double energy(const TickProblem& p, const Eigen::VectorXd& x);
   /// ∇E with prescribed entries zeroed.
   void gradient(const TickProblem& p, const Eigen::VectorXd& x, Eigen::VectorXd& g);
-  /// Factors M/h² + ¼ H_V((q̃ + x)/2) (+ D/h, + the planes pushing at x), prescribed
+  /// Factors M/h² + θ² H_V(q̃ + θ (x − q̃)) (+ D/h, + the planes pushing at x), prescribed
   /// rows and columns replaced by the identity (scaled by m/h²).
   bool factor(const TickProblem& p, const Eigen::VectorXd& x);
   /// out = (the factored matrix)⁻¹ b, by whichever factorisation the settings chose.
@@ -106,6 +115,15 @@ class ImplicitTickSolver {
 
   /// δᵀ D δ / (2h) with δ = x − q̃ (0 without damping); D δ / h into `g` if given.
   double damping_term(const TickProblem& p, const Eigen::VectorXd& x, Eigen::VectorXd* g);
+  /// mid_ = q̃ + θ (x − q̃): where the tick evaluates V. The midpoint is formed as
+  /// (q̃ + x)/2 so that θ = ½ is bit for bit the paper's rule as it was before θ existed
+  /// (the contact demos are sensitive to round-off).
+  void evaluation_point(const TickProblem& p, const Eigen::VectorXd& x) {
+    if (settings_.theta == 1.0)
+      mid_ = x;
+    else
+      mid_ = 0.5 * (p.q_tilde + x);
+  }
 
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;

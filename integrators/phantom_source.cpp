@@ -20,6 +20,9 @@ PhantomSource::PhantomSource(std::string body, std::vector<Index> vertices,
       potential_(std::make_unique<BodyPotential>(vertices_.size())) {
   if (!(h_imp > 0.0 && std::isfinite(h_imp)))
     throw std::invalid_argument("phantom: h_imp must be a positive time");
+  if (!(settings.theta == 0.5 || settings.theta == 1.0))
+    throw std::invalid_argument("phantom: the tick rule is the midpoint (θ = ½) or backward Euler (θ = 1)");
+  theta_ = settings.theta;
   solver_ = std::make_unique<ImplicitTickSolver>(*potential_, settings);
 }
 
@@ -128,7 +131,15 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     residual += mass_[a] * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a));
     free_mass += mass_[a];
   }
-  potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+  const double theta = theta_;
+  // ∇V where the tick evaluated it: the midpoint (q̃ + x)/2, or x for backward Euler.
+  const auto tick_gradient = [&] {
+    if (theta == 1.0)
+      potential_->gradient(x_, g_prev_);
+    else
+      potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+  };
+  tick_gradient();
   std::size_t pushing = 0;
   for (const TickPlane& c : problem_.planes) pushing += c.violation(x_) > 0.0;
   counters_.pushing_planes += pushing;
@@ -136,14 +147,15 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   if (all_free) {
     Vec3 g_sum = Vec3::Zero();
     for (std::size_t a = 0; a < n; ++a) g_sum += g_prev_.segment<3>(3 * a);
-    // Exact condition: Σ m (x − y) = −(h²/2) Σ g + h² Σ f_planes.
-    const Vec3 shift = (-(0.5 * h * h) * g_sum + h * h * plane_force() - residual) / free_mass;
+    // Exact condition: Σ m (x − y) = −θ h² Σ g + h² Σ f_planes.
+    const Vec3 shift = (-(theta * h * h) * g_sum + h * h * plane_force() - residual) / free_mass;
     for (std::size_t a = 0; a < n; ++a) x_.segment<3>(3 * a) += shift;
     // Angular momentum likewise (header): the rotation moves the interval midpoint, so
     // ∇V is re-evaluated there and the (second-order) remainder cancelled again. Not
     // through an obstacle contact, which exerts a torque of its own.
-    for (int pass = 0; pass < 3 && pushing == 0 && cancel_constraint_torque(s); ++pass) {
-      potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+    // Backward Euler conserves no angular momentum of its own: not there either.
+    for (int pass = 0; pass < 3 && pushing == 0 && theta == 0.5 && cancel_constraint_torque(s); ++pass) {
+      tick_gradient();
       if (pass == 0) ++counters_.torque_corrections;
     }
   }
@@ -182,11 +194,12 @@ void PhantomSource::set_up_tick(VertexState& s, double time, double h) {
       problem_.y.segment<3>(3 * a) = x_.segment<3>(3 * a);
       continue;
     }
-    // The previous interval's half of the midpoint impulse, (h_prev/2) g_prev, moves the
-    // landing point by h/m times it (with one period: the header's (h²/2) M⁻¹ g_prev).
+    // The previous interval's share of its impulse, (1 − θ) h_prev g_prev (the
+    // midpoint's other half; none for backward Euler), moves the landing point by h/m
+    // times it (with one period: the header's (h²/2) M⁻¹ g_prev).
     const Vec3 qt = q_tilde_.segment<3>(3 * a), vt = v_tilde_.segment<3>(3 * a);
     problem_.y.segment<3>(3 * a) = 0.5 * (q + qt) + 0.5 * h * (v + vt) -
-                                   (0.5 * h * h_prev / mass_[a]) * g_prev_.segment<3>(3 * a);
+                                   ((1.0 - theta_) * h * h_prev / mass_[a]) * g_prev_.segment<3>(3 * a);
     x_.segment<3>(3 * a) = qt + h * vt;  // the phantom's free flight: the initial guess
   }
   find_contact_planes(s, time);
@@ -367,7 +380,7 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
     // The solver's residual ρ = M(x − y)/h² + ½ g⁺ (Σ ρ = 0 after the shift) adds the
     // torque h Σ q̃ × ρ; cancelled too, as the shift cancels its force.
     const Vec3 rho = (mass_[a] / (h_tick_ * h_tick_)) * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a)) +
-                     0.5 * g_prev_.segment<3>(3 * a);
+                     theta_ * g_prev_.segment<3>(3 * a);
     torque += h_tick_ * Vec3(q_tilde_.segment<3>(3 * a)).cross(rho);
     centre += mass_[a] * (q - 0.5 * d);
     total += mass_[a];
@@ -417,7 +430,7 @@ void PhantomSource::add_carried(const VertexState&, double t, Vec3& p, Vec3& L,
     const Vec3 pa = 0.5 * mass_[a] * va;
     p += pa;
     L += phantom_position(static_cast<Index>(a), t).cross(pa);
-    if (ticked) L -= (0.25 * h_tick_ * h_tick_) * va.cross(g_prev_.segment<3>(3 * a));
+    if (ticked && theta_ == 0.5) L -= (0.25 * h_tick_ * h_tick_) * va.cross(g_prev_.segment<3>(3 * a));
     kinetic += 0.25 * mass_[a] * va.squaredNorm();
   }
 }

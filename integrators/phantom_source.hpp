@@ -211,6 +211,7 @@ class PhantomSource final : public EventSource, public MassShare {
   std::vector<double> mass_;
   std::vector<bool> free_;
   double h_;
+  double theta_ = 0.5;  ///< the tick rule (ImplicitSolverSettings::theta)
   double h_tick_, h_prev_;  ///< this interval's step and the previous one's
   TickHalving halving_;
   bool contact_on_whole_ = false;

@@ -472,7 +472,7 @@ class SceneBuilder {
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
     const JsonField f = b.at("phantom");
     f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "stall_iterations",
-                   "rayleigh_beta", "factorization", "max_halvings", "calm_ticks", "contact_mass", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
+                   "rayleigh_beta", "tick_rule", "factorization", "max_halvings", "calm_ticks", "contact_mass", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
                    "deformable_contact", "deformable_stiffness", "deformable_clearance"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
@@ -485,6 +485,8 @@ class SceneBuilder {
     if (auto st = f.find("stall_iterations"))
       p.solver.stall_iterations = static_cast<int>(st->integer_in(1, 100000));
     if (auto d = f.find("rayleigh_beta")) p.solver.rayleigh_beta = d->non_negative();
+    if (auto r = f.find("tick_rule"))
+      p.solver.theta = r->choice({"midpoint", "backward_euler"}) == "backward_euler" ? 1.0 : 0.5;
     if (auto c = f.find("factorization"))
       p.solver.factorization = c->choice({"simplicial", "vertex_block"}) == "vertex_block"
                                    ? TickFactorization::VertexBlock
