@@ -92,6 +92,16 @@ class ImplicitTickSolver {
   /// returns the iterate with the least energy found.
   TickReport solve(const TickProblem& problem, Eigen::VectorXd& x);
   const ImplicitSolverSettings& settings() const { return settings_; }
+  /// out = q̃ + θ (x − q̃): where a tick evaluates V (θ is ½ or 1). The midpoint is
+  /// formed as (q̃ + x)/2 so that θ = ½ is bit for bit the paper's rule as it was before
+  /// θ existed (the contact demos are sensitive to round-off).
+  static void tick_point(const Eigen::VectorXd& q_tilde, const Eigen::VectorXd& x, double theta,
+                         Eigen::VectorXd& out) {
+    if (theta == 1.0)
+      out = x;
+    else
+      out = 0.5 * (q_tilde + x);
+  }
   /// The set of unknowns changed (a pinned vertex was released): the next solve
   /// refactors its preconditioner (the sparsity pattern is unchanged: prescribed rows
   /// are zeroed in place, not removed).
@@ -115,14 +125,8 @@ class ImplicitTickSolver {
 
   /// δᵀ D δ / (2h) with δ = x − q̃ (0 without damping); D δ / h into `g` if given.
   double damping_term(const TickProblem& p, const Eigen::VectorXd& x, Eigen::VectorXd* g);
-  /// mid_ = q̃ + θ (x − q̃): where the tick evaluates V. The midpoint is formed as
-  /// (q̃ + x)/2 so that θ = ½ is bit for bit the paper's rule as it was before θ existed
-  /// (the contact demos are sensitive to round-off).
   void evaluation_point(const TickProblem& p, const Eigen::VectorXd& x) {
-    if (settings_.theta == 1.0)
-      mid_ = x;
-    else
-      mid_ = 0.5 * (p.q_tilde + x);
+    tick_point(p.q_tilde, x, settings_.theta, mid_);
   }
 
   const BodyPotential& potential_;

@@ -22,7 +22,6 @@ PhantomSource::PhantomSource(std::string body, std::vector<Index> vertices,
     throw std::invalid_argument("phantom: h_imp must be a positive time");
   if (!(settings.theta == 0.5 || settings.theta == 1.0))
     throw std::invalid_argument("phantom: the tick rule is the midpoint (θ = ½) or backward Euler (θ = 1)");
-  theta_ = settings.theta;
   solver_ = std::make_unique<ImplicitTickSolver>(*potential_, settings);
 }
 
@@ -131,13 +130,11 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     residual += mass_[a] * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a));
     free_mass += mass_[a];
   }
-  const double theta = theta_;
+  const double theta = solver_->settings().theta;
   // ∇V where the tick evaluated it: the midpoint (q̃ + x)/2, or x for backward Euler.
   const auto tick_gradient = [&] {
-    if (theta == 1.0)
-      potential_->gradient(x_, g_prev_);
-    else
-      potential_->gradient(0.5 * (q_tilde_ + x_), g_prev_);
+    ImplicitTickSolver::tick_point(q_tilde_, x_, theta, tick_point_);
+    potential_->gradient(tick_point_, g_prev_);
   };
   tick_gradient();
   std::size_t pushing = 0;
@@ -182,6 +179,7 @@ void PhantomSource::set_up_tick(VertexState& s, double time, double h) {
   problem_.h = h;
   // The first tick's previous "interval" is the initial state: a half kick of its own step.
   const double h_prev = counters_.ticks == 0 ? h : h_prev_;
+  const double carried = 1.0 - solver_->settings().theta;  // the previous interval's share
   problem_.q_tilde = q_tilde_;
   problem_.y.resize(q_tilde_.size());
   x_.resize(q_tilde_.size());
@@ -199,7 +197,7 @@ void PhantomSource::set_up_tick(VertexState& s, double time, double h) {
     // times it (with one period: the header's (h²/2) M⁻¹ g_prev).
     const Vec3 qt = q_tilde_.segment<3>(3 * a), vt = v_tilde_.segment<3>(3 * a);
     problem_.y.segment<3>(3 * a) = 0.5 * (q + qt) + 0.5 * h * (v + vt) -
-                                   ((1.0 - theta_) * h * h_prev / mass_[a]) * g_prev_.segment<3>(3 * a);
+                                   (carried * h * h_prev / mass_[a]) * g_prev_.segment<3>(3 * a);
     x_.segment<3>(3 * a) = qt + h * vt;  // the phantom's free flight: the initial guess
   }
   find_contact_planes(s, time);
@@ -380,7 +378,7 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
     // The solver's residual ρ = M(x − y)/h² + ½ g⁺ (Σ ρ = 0 after the shift) adds the
     // torque h Σ q̃ × ρ; cancelled too, as the shift cancels its force.
     const Vec3 rho = (mass_[a] / (h_tick_ * h_tick_)) * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a)) +
-                     theta_ * g_prev_.segment<3>(3 * a);
+                     0.5 * g_prev_.segment<3>(3 * a);  // midpoint ticks only
     torque += h_tick_ * Vec3(q_tilde_.segment<3>(3 * a)).cross(rho);
     centre += mass_[a] * (q - 0.5 * d);
     total += mass_[a];
@@ -430,7 +428,7 @@ void PhantomSource::add_carried(const VertexState&, double t, Vec3& p, Vec3& L,
     const Vec3 pa = 0.5 * mass_[a] * va;
     p += pa;
     L += phantom_position(static_cast<Index>(a), t).cross(pa);
-    if (ticked && theta_ == 0.5) L -= (0.25 * h_tick_ * h_tick_) * va.cross(g_prev_.segment<3>(3 * a));
+    if (ticked && solver_->settings().theta == 0.5) L -= (0.25 * h_tick_ * h_tick_) * va.cross(g_prev_.segment<3>(3 * a));
     kinetic += 0.25 * mass_[a] * va.squaredNorm();
   }
 }

@@ -211,7 +211,6 @@ class PhantomSource final : public EventSource, public MassShare {
   std::vector<double> mass_;
   std::vector<bool> free_;
   double h_;
-  double theta_ = 0.5;  ///< the tick rule (ImplicitSolverSettings::theta)
   double h_tick_, h_prev_;  ///< this interval's step and the previous one's
   TickHalving halving_;
   bool contact_on_whole_ = false;
@@ -232,6 +231,7 @@ class PhantomSource final : public EventSource, public MassShare {
   bool g_prev_valid_ = false;
   TickProblem problem_;
   Eigen::VectorXd x_;
+  Eigen::VectorXd tick_point_;  ///< where the last tick evaluated V (scratch)
   ContactFinder obstacles_, pairs_;
   TickContactSettings obstacle_settings_, pair_settings_;
   std::vector<TickContactFeature> features_;

@@ -46,6 +46,7 @@ SLACK_FAR = 0.5                  # m/s
 # Stiff card stock (membrane E·t = 5e5 N/m, bending 5e-3 N·m): explicit AVI needs
 # periods of ~2e-6 s for it; the phantom integrator ticks at the paper's 1e-3 s.
 MATERIAL = {"area_density": 0.3, "young": 5e5, "poisson": 0.3, "bending": 5e-3}
+# A little stiffness-proportional damping, as for the hats (docs/phantom.md).
 PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 
 
@@ -119,7 +120,6 @@ def card(i, keyframes, material, phantom):
             "release": round(release, 6),
         },
         "integrator": "phantom",
-        # A little stiffness-proportional damping, as for the hats (docs/phantom.md).
         "phantom": phantom,
     }
 

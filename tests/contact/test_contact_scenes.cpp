@@ -57,6 +57,16 @@ double max_edge_strain(const std::filesystem::path& out, const std::string& body
   return strain;
 }
 
+/// Field `column` (0-based) of diagnostics.csv's row `row` (0: the header) in `out`.
+double diagnostics_field(const std::filesystem::path& out, int row, int column) {
+  std::ifstream in(out / "diagnostics.csv");
+  std::string line;
+  for (int r = 0; r <= row; ++r) std::getline(in, line);
+  std::size_t at = 0;
+  for (int c = 0; c < column; ++c) at = line.find(',', at) + 1;
+  return std::stod(line.substr(at));
+}
+
 nlohmann::json demo_json(const std::string& name) {
   return parse_json_file(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/" + name);
 }
@@ -268,16 +278,8 @@ TEST_CASE("stiff cards demo, shortened: two cards riffled off the thumb, no inte
     REQUIRE(s.kinematic(front));
     const double lifted = s.position(front).z() + doc["bodies"][1]["pin_motion"]["keyframes"].back()["offset"][2].get<double>();
     const auto out = run_without_intersections(scene, phantom ? "cards_stiff_phantom" : "cards_stiff_explicit", 7);
-    // Total energy (diagnostics.csv's 10th column) at 0.03 s, the thumb still, and at the end.
-    const auto total_at_row = [&](int row) {
-      std::ifstream in(out / "diagnostics.csv");
-      std::string line;
-      for (int r = 0; r <= row; ++r) std::getline(in, line);
-      std::size_t at = 0;
-      for (int c = 0; c < 9; ++c) at = line.find(',', at) + 1;
-      return std::stod(line.substr(at));
-    };
-    const double e_lifted = total_at_row(4), e_end = total_at_row(7);
+    // Total energy (column 9) at 0.03 s, the thumb still, and at the end.
+    const double e_lifted = diagnostics_field(out, 4, 9), e_end = diagnostics_field(out, 7, 9);
     MESSAGE("top card's front edge at " << s.position_at(front, kSpan).z() << " m (lifted to " << lifted
                                         << "), energy " << e_lifted << " -> " << e_end << " J, layer activations "
                                         << scene.contact->counters().layer_activations << ", deepest layer "
@@ -357,10 +359,7 @@ TEST_CASE("reef knot resumed in contact (phantom): layers rebuilt, no intersecti
   // The phantom copies are restored, not reset onto the primaries: the resumed frame's
   // constraint mismatch (the last diagnostics column) is the uninterrupted run's.
   const auto mismatch_at_frame_9 = [](const std::filesystem::path& out) {
-    std::ifstream in(out / "diagnostics.csv");
-    std::string line;
-    for (int row = 0; row <= 10; ++row) std::getline(in, line);
-    return std::stod(line.substr(line.rfind(',') + 1));
+    return diagnostics_field(out, 10, 20);  // phantom_mismatch
   };
   const double mismatch = mismatch_at_frame_9(whole);
   MESSAGE("phantom mismatch at 0.3 s: " << mismatch << " m uninterrupted, " << mismatch_at_frame_9(resumed)
