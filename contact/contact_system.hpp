@@ -227,6 +227,10 @@ class ContactSystem {
   static constexpr double kMaxSlackFactor = 8.0;
   /// A layer retires at a distance of (1 + kRetireMargin) × its thickness (layer_tick).
   static constexpr double kRetireMargin = 0.1;
+  /// A layer activates at a distance of (1 + kActivateMargin) × its thickness (certify).
+  static constexpr double kActivateMargin = 0.05;
+  /// Whether pair p at this distance needs its next layer active (certify).
+  bool wants_layer(const Pair& p, double distance) const;
   EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;
   std::deque<Triangle> triangles_;
   std::vector<bool> releasable_;  ///< per global vertex (mark_releasable)

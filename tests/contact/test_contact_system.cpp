@@ -151,5 +151,31 @@ TEST_CASE("a fast head-on impact activates deeper layers and still never touches
   CHECK(s.contact->counters().deepest_layer_ever > 1);
 }
 
+TEST_CASE("a pair resting just outside a layer activates it early: no impulse, few slab failures") {
+  // A vertex at rest 2 % outside η1: its slab certifies a hundredth of η1 per side, which
+  // a velocity envelope of 1 m/s spends in 2e-4 s, over and over. Activating layer 1 a
+  // little early (kActivateMargin) leaves the slab η(2)'s wider margin, and the layer
+  // ticks without pushing, since the vertex is outside it.
+  ContactParameters p = params();
+  p.slack_near = 1.0;
+  p.slack_far = 1.0;
+  const auto run = [&](double gap) {
+    auto s = std::make_unique<TwoTriangles>(gap, 0.0, 0.01, p);
+    s->kernel.run_until(0.1);
+    for (Index a = 0; a < 6; ++a) CHECK(s->kernel.state().velocity(a) == Vec3::Zero());
+    return s->contact->counters();
+  };
+  const ContactCounters hovering = run(1.02 * p.eta1);
+  CHECK(hovering.active_layers == 1);
+  CHECK(hovering.deepest_layer_ever == 1);
+  // Without early activation: 0.1 s / 2e-4 s = 500 failures of the vertex's slab alone.
+  MESSAGE("slab failures while hovering: " << hovering.slab_failures);
+  CHECK(hovering.slab_failures < 100);
+  // Beyond the margin nothing activates.
+  const ContactCounters clear = run(1.2 * p.eta1);
+  CHECK(clear.active_layers == 0);
+  CHECK(clear.deepest_layer_ever == 0);
+}
+
 }  // namespace
 }  // namespace clockwork
