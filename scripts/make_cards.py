@@ -51,10 +51,19 @@ PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1
 
 
 # The "extremely stiff" variant (--stiff): backward Euler ticks, undamped.
-STIFF_PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "tick_rule": "backward_euler"}
-STIFF_RUNTIME = ("100 s on one core of a 2-core AMD EPYC VM, Release (5.6 s per frame, median of 3; "
-                 "explicit AVI 55 min, 33x slower, and it gains energy: docs/performance.md), contact "
-                 "certificates 59 % of it; 0 intersecting frames in both (2026-11-26)")
+# Its ticks are non-convex (the bent card's membrane is compressed) and take ~45 NCG
+# iterations: refactoring the preconditioner after 40 stalled ones rather than 20 halves
+# the factorisations and costs few iterations (docs/performance.md, "The paper's
+# extremely stiff cards").
+STIFF_PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "tick_rule": "backward_euler",
+                 "stall_iterations": 40}
+# Finer cells (3 mm, the cards' rest gap) pair each triangle with fewer cards of the
+# stack, and a tighter far slack makes their certificates last longer; both measured on
+# the first 0.3 s (same section).
+STIFF_CELL, STIFF_SLACK_FAR = 0.003, 0.1
+STIFF_RUNTIME = ("66 s on one core of a 2-core AMD EPYC VM, Release (3.7 s per frame, median of 3; "
+                 "explicit AVI 65 min, 58x slower: docs/performance.md), contact certificates 44 % "
+                 "of it; 0 intersecting frames in both (2026-11-26)")
 STIFF_DESCRIPTION = ("The phantom-mesh paper's card riffle with its extremely stiff cards: 8 cards "
                      "(792 vertices) whose membrane is 84 times card stock's (E·t = 4.2e7 N/m, so that "
                      "explicit AVI needs the paper's step, 2.2e-7 s) and whose bending is card stock's, "
@@ -163,7 +172,8 @@ def main():
         "gravity": [0, 0, -9.81],
         # The thumb pulls the front end towards the back one (y grows towards the back).
         "bodies": [card(i, keyframes, material, phantom) for i in range(CARDS)],
-        "contact": {"thickness": THICKNESS, "friction": 0.2, "cell_size": CELL, "slack_far": SLACK_FAR},
+        "contact": {"thickness": THICKNESS, "friction": 0.2, "cell_size": STIFF_CELL if stiff else CELL,
+                    "slack_far": STIFF_SLACK_FAR if stiff else SLACK_FAR},
     }
     with open(out, "w") as f:
         json.dump(scene, f, indent=1)
