@@ -157,6 +157,7 @@ def main():
         keyframes = exact_keyframes()
         material = dict(MATERIAL, young=84 * MATERIAL["young"])
         phantom = STIFF_PHANTOM
+        cell, slack_far = STIFF_CELL, STIFF_SLACK_FAR
         name, description = "cards_stiff", STIFF_DESCRIPTION
     else:
         out = args[0] if args else "demos/cards.json"
@@ -164,6 +165,7 @@ def main():
         keyframes = [{"time": 0.0, "offset": [0, 0, 0]},
                      {"time": BEND_TIME, "offset": [0, round(pull_back(), 7), LIFT]}]
         material, phantom, name, description = MATERIAL, PHANTOM, "cards", DESCRIPTION
+        cell, slack_far = CELL, SLACK_FAR
     scene = {
         "name": name,
         "description": description.replace("RUNTIME", runtime),
@@ -172,8 +174,7 @@ def main():
         "gravity": [0, 0, -9.81],
         # The thumb pulls the front end towards the back one (y grows towards the back).
         "bodies": [card(i, keyframes, material, phantom) for i in range(CARDS)],
-        "contact": {"thickness": THICKNESS, "friction": 0.2, "cell_size": STIFF_CELL if stiff else CELL,
-                    "slack_far": STIFF_SLACK_FAR if stiff else SLACK_FAR},
+        "contact": {"thickness": THICKNESS, "friction": 0.2, "cell_size": cell, "slack_far": slack_far},
     }
     with open(out, "w") as f:
         json.dump(scene, f, indent=1)
