@@ -25,7 +25,8 @@ Usage: scripts/make_reef.py [OUT [RUNTIME]]          (default demos/reef.json: t
        scripts/make_reef.py --fine [OUT [RUNTIME]]   (default demos/reef_fine.json: the paper's
        scale, FINE below)
 Other options (experiments): --edge M --across N --thickness M --cell M --bending NM
---stiffness N_PER_M --pull-speed M_PER_S --pull-time S --end-time S --frame-rate HZ --h-imp S.
+--stiffness N_PER_M --pull-speed M_PER_S --pull-time S --end-time S --frame-rate HZ --h-imp S
+--tick-rule midpoint|backward_euler (backward Euler ticks need no rayleigh_beta: docs/phantom.md).
 """
 import argparse
 import json
@@ -85,6 +86,7 @@ FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLAC
 FINE_BENDING = 1e-5
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
+TICK_RULE = "midpoint"
 
 
 def ya(x):
@@ -227,6 +229,7 @@ def main():
         ap.add_argument("--" + opt.replace("_", "-"), type=float)
     ap.add_argument("--across", type=int)
     ap.add_argument("--frame-rate", type=int)
+    ap.add_argument("--tick-rule", choices=("midpoint", "backward_euler"))
     args = ap.parse_args()
     g = globals()
     if args.fine:
@@ -238,6 +241,11 @@ def main():
             g[opt.upper()] = getattr(args, opt)
     if args.bending is not None:
         MATERIAL["bending"] = args.bending
+    if args.tick_rule is not None:
+        g["TICK_RULE"] = args.tick_rule
+    if TICK_RULE == "backward_euler":
+        PHANTOM.pop("rayleigh_beta")
+        PHANTOM["tick_rule"] = TICK_RULE
     out = args.out or ("demos/reef_fine.json" if args.fine else "demos/reef.json")
     runtime = args.runtime or (FINE_RUNTIME if args.fine else RUNTIME)
     bodies = [ribbon("ribbonA", False), ribbon("ribbonB", True)]
