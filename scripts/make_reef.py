@@ -86,7 +86,6 @@ FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLAC
 FINE_BENDING = 1e-5
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
-TICK_RULE = "midpoint"
 
 
 def ya(x):
@@ -241,11 +240,9 @@ def main():
             g[opt.upper()] = getattr(args, opt)
     if args.bending is not None:
         MATERIAL["bending"] = args.bending
-    if args.tick_rule is not None:
-        g["TICK_RULE"] = args.tick_rule
-    if TICK_RULE == "backward_euler":
+    if args.tick_rule == "backward_euler":
         PHANTOM.pop("rayleigh_beta")
-        PHANTOM["tick_rule"] = TICK_RULE
+        PHANTOM["tick_rule"] = args.tick_rule
     out = args.out or ("demos/reef_fine.json" if args.fine else "demos/reef.json")
     runtime = args.runtime or (FINE_RUNTIME if args.fine else RUNTIME)
     bodies = [ribbon("ribbonA", False), ribbon("ribbonB", True)]
