@@ -2,6 +2,8 @@
 
 #include <unsupported/Eigen/AutoDiff>
 
+#include <algorithm>
+
 #include <cmath>
 #include <numbers>
 
@@ -56,7 +58,8 @@ Scalar angle_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
 
 }  // namespace
 
-HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_bending) {
+HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_bending,
+                                     double k_fold, double fold_angle) {
   const Vec3 e = rest.col(1) - rest.col(0);
   const double area_a = 0.5 * e.cross(Vec3(rest.col(2) - rest.col(0))).norm();
   const double area_b = 0.5 * e.cross(Vec3(rest.col(3) - rest.col(0))).norm();
@@ -64,7 +67,27 @@ HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_b
   h.stiffness = k_bending;
   h.weight = 3.0 * e.squaredNorm() / (area_a + area_b);
   h.rest_angle = angle(rest);
+  h.fold_stiffness = k_fold;
+  h.fold_angle = fold_angle;
   return h;
+}
+
+HingeBending HingeBending::stiffest() const {
+  HingeBending h = *this;
+  h.stiffness += fold_stiffness;
+  h.fold_stiffness = 0.0;
+  return h;
+}
+
+double HingeBending::slope(double d) const {
+  const double excess = std::abs(d) - fold_angle;
+  const double fold = fold_stiffness > 0.0 && excess > 0.0 ? std::copysign(excess, d) : 0.0;
+  return 2.0 * weight * (stiffness * d + fold_stiffness * fold);
+}
+
+double HingeBending::curvature(double d) const {
+  const bool folded = fold_stiffness > 0.0 && std::abs(d) > fold_angle;
+  return 2.0 * weight * (stiffness + (folded ? fold_stiffness : 0.0));
 }
 
 double HingeBending::angle(const StencilPositions<4>& x) { return angle_t<double>(x); }
@@ -75,16 +98,17 @@ StencilVector<4> HingeBending::angle_gradient(const StencilPositions<4>& x) {
 
 double HingeBending::value(const StencilPositions<4>& x) const {
   const double d = wrapped(angle(x) - rest_angle);
-  return stiffness * weight * d * d;
+  const double excess = std::max(std::abs(d) - fold_angle, 0.0);
+  return weight * (stiffness * d * d + fold_stiffness * excess * excess);
 }
 
 StencilVector<4> HingeBending::gradient(const StencilPositions<4>& x) const {
-  const double d = wrapped(angle(x) - rest_angle);
-  return (2.0 * stiffness * weight * d) * angle_gradient(x);
+  return slope(wrapped(angle(x) - rest_angle)) * angle_gradient(x);
 }
 
 StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool project_psd) const {
-  // H = 2 k w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ); ∇²θ by forward-mode differentiation of ∇θ.
+  // H = V''(θ) ∇θ ∇θᵀ + V'(θ) ∇²θ — without the fold limit 2 k w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ);
+  // ∇²θ by forward-mode differentiation of ∇θ.
   using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 12, 1>>;
   Eigen::Matrix<AD, 3, 4> xa;
   for (int j = 0; j < 4; ++j)
@@ -99,14 +123,14 @@ StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool projec
   }
   hess_theta = 0.5 * (hess_theta + hess_theta.transpose()).eval();
   const double d = wrapped(angle(x) - rest_angle);
-  StencilMatrix<4> H = (2.0 * stiffness * weight) * (g * g.transpose() + d * hess_theta);
+  StencilMatrix<4> H = curvature(d) * (g * g.transpose()) + slope(d) * hess_theta;
   if (project_psd) project_to_psd(H);
   return H;
 }
 
 StencilMatrix<4> HingeBending::material_stiffness(const StencilPositions<4>& x) const {
   const StencilVector<4> g = angle_gradient(x);
-  return (2.0 * stiffness * weight) * (g * g.transpose());
+  return curvature(wrapped(angle(x) - rest_angle)) * (g * g.transpose());
 }
 
 }  // namespace clockwork

@@ -209,3 +209,59 @@ TEST_CASE("Fermi-Pasta-Ulam chain: total energy oscillates without drift over 1e
   CHECK(std::abs(last - first) <= 0.005 * first);
   CHECK(hi - lo <= 0.05 * first);  // bounded oscillation
 }
+
+TEST_CASE("a hinge folded past its fold limit: the limit stops the fold, energy bounded") {
+  // One free hinge (unit masses) whose wings are thrown together with 0.08 J, more than
+  // the 0.035 J that k_b alone needs to fold it flat (θ = π). With the fold limit
+  // (θ_f = 1.5 rad, k_f = 1000 k_b) it turns back near θ_f. The period is the stability
+  // estimate, of k_b + k_f with the limit (HingeBending::stiffest), at safety 0.1:
+  // the energy read between events (velocities of the half step) oscillates by ~h ω,
+  // and must not drift.
+  const double k_b = 1e-3, k_f = 1.0, fold_angle = 1.5, u = 0.2;
+  const std::vector<Vec3> rest{{0, 0, 0}, {1, 0, 0}, {0.4, 0.8, 0}, {0.6, -0.9, 0}};
+  for (bool limited : {false, true}) {
+    CAPTURE(limited);
+    Kernel k;
+    for (int a = 0; a < 4; ++a) k.state().add(rest[a], Vec3(0, 0, a < 2 ? -u : u), 1.0);
+    k.finalize_vertices();
+    const auto X = gather<4>(rest, {0, 1, 2, 3});
+    const HingeBending e = HingeBending::from_rest(X, k_b, limited ? k_f : 0.0, fold_angle);
+    auto src = std::make_unique<ForceSource<HingeBending>>("force:bending");
+    const double h = stable_period(e, X, {1.0, 1.0, 1.0, 1.0}, 0.1);
+    src->add({0, 1, 2, 3}, e, h);
+    auto& hinge = *src;
+    hinge.start(k.add_source(std::move(src)), k);
+    const double e0 = measure(k, 0.0).total();
+    double widest = 0, lo = e0, hi = e0, t = 0;
+    std::vector<double> energy;
+    while (t < 4000 * h) {
+      t += 0.37 * h;
+      k.run_until(t);
+      StencilPositions<4> x;
+      for (int a = 0; a < 4; ++a) x.col(a) = k.state().position_at(a, t);
+      widest = std::max(widest, std::abs(HingeBending::angle(x)));
+      energy.push_back(measure(k, t).total());
+      lo = std::min(lo, energy.back()), hi = std::max(hi, energy.back());
+    }
+    const std::size_t tenth = energy.size() / 10;
+    double first = 0, last = 0;
+    for (std::size_t i = 0; i < tenth; ++i) {
+      first += energy[i] / tenth;
+      last += energy[energy.size() - 1 - i] / tenth;
+    }
+    CAPTURE(first);
+    CAPTURE(last);
+    CAPTURE(widest);
+    CAPTURE(e0);
+    CAPTURE(lo);
+    CAPTURE(hi);
+    if (limited) {
+      CHECK(widest > fold_angle);
+      CHECK(widest < fold_angle + 0.3);  // k_f w δ² = 0.08 J: δ ≈ 0.15 rad
+    } else {
+      CHECK(widest > 2.5);  // folded on, near flat
+    }
+    CHECK(std::abs(last - first) <= 0.01 * e0);
+    CHECK(hi - lo <= 0.1 * e0);
+  }
+}
