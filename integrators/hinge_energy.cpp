@@ -2,8 +2,6 @@
 
 #include <unsupported/Eigen/AutoDiff>
 
-#include <algorithm>
-
 #include <cmath>
 #include <numbers>
 
@@ -79,15 +77,22 @@ HingeBending HingeBending::stiffest() const {
   return h;
 }
 
+// Without an engaged fold limit these are the plain hinge's expressions, in its order
+// of operations: a scene without fold_stiffness runs bit for bit as before.
+bool HingeBending::folded(double d) const {
+  return fold_stiffness > 0.0 && std::abs(d) > fold_angle;
+}
+
 double HingeBending::slope(double d) const {
-  const double excess = std::abs(d) - fold_angle;
-  const double fold = fold_stiffness > 0.0 && excess > 0.0 ? std::copysign(excess, d) : 0.0;
-  return 2.0 * weight * (stiffness * d + fold_stiffness * fold);
+  double s = 2.0 * stiffness * weight * d;
+  if (folded(d)) s += 2.0 * fold_stiffness * weight * std::copysign(std::abs(d) - fold_angle, d);
+  return s;
 }
 
 double HingeBending::curvature(double d) const {
-  const bool folded = fold_stiffness > 0.0 && std::abs(d) > fold_angle;
-  return 2.0 * weight * (stiffness + (folded ? fold_stiffness : 0.0));
+  double c = 2.0 * stiffness * weight;
+  if (folded(d)) c += 2.0 * fold_stiffness * weight;
+  return c;
 }
 
 double HingeBending::angle(const StencilPositions<4>& x) { return angle_t<double>(x); }
@@ -98,8 +103,9 @@ StencilVector<4> HingeBending::angle_gradient(const StencilPositions<4>& x) {
 
 double HingeBending::value(const StencilPositions<4>& x) const {
   const double d = wrapped(angle(x) - rest_angle);
-  const double excess = std::max(std::abs(d) - fold_angle, 0.0);
-  return weight * (stiffness * d * d + fold_stiffness * excess * excess);
+  double v = stiffness * weight * d * d;
+  if (folded(d)) v += fold_stiffness * weight * (std::abs(d) - fold_angle) * (std::abs(d) - fold_angle);
+  return v;
 }
 
 StencilVector<4> HingeBending::gradient(const StencilPositions<4>& x) const {
@@ -123,7 +129,8 @@ StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool projec
   }
   hess_theta = 0.5 * (hess_theta + hess_theta.transpose()).eval();
   const double d = wrapped(angle(x) - rest_angle);
-  StencilMatrix<4> H = curvature(d) * (g * g.transpose()) + slope(d) * hess_theta;
+  StencilMatrix<4> H = folded(d) ? StencilMatrix<4>(curvature(d) * (g * g.transpose()) + slope(d) * hess_theta)
+                                  : StencilMatrix<4>((2.0 * stiffness * weight) * (g * g.transpose() + d * hess_theta));
   if (project_psd) project_to_psd(H);
   return H;
 }

@@ -46,7 +46,8 @@ struct HingeBending {
   HingeBending stiffest() const;
 
  private:
-  /// dV/dθ and d²V/dθ² at θ − θ̄ = d (wrapped).
+  /// Whether the fold limit is engaged at θ − θ̄ = d (wrapped); dV/dθ and d²V/dθ² there.
+  bool folded(double d) const;
   double slope(double d) const;
   double curvature(double d) const;
 };
