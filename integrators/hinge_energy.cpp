@@ -56,8 +56,7 @@ Scalar angle_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
 
 }  // namespace
 
-HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_bending,
-                                     double k_fold, double fold_angle) {
+HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_bending) {
   const Vec3 e = rest.col(1) - rest.col(0);
   const double area_a = 0.5 * e.cross(Vec3(rest.col(2) - rest.col(0))).norm();
   const double area_b = 0.5 * e.cross(Vec3(rest.col(3) - rest.col(0))).norm();
@@ -65,34 +64,7 @@ HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_b
   h.stiffness = k_bending;
   h.weight = 3.0 * e.squaredNorm() / (area_a + area_b);
   h.rest_angle = angle(rest);
-  h.fold_stiffness = k_fold;
-  h.fold_angle = fold_angle;
   return h;
-}
-
-HingeBending HingeBending::stiffest() const {
-  HingeBending h = *this;
-  h.stiffness += fold_stiffness;
-  h.fold_stiffness = 0.0;
-  return h;
-}
-
-// Without an engaged fold limit these are the plain hinge's expressions, in its order
-// of operations: a scene without fold_stiffness runs bit for bit as before.
-bool HingeBending::folded(double d) const {
-  return fold_stiffness > 0.0 && std::abs(d) > fold_angle;
-}
-
-double HingeBending::slope(double d) const {
-  double s = 2.0 * stiffness * weight * d;
-  if (folded(d)) s += 2.0 * fold_stiffness * weight * std::copysign(std::abs(d) - fold_angle, d);
-  return s;
-}
-
-double HingeBending::curvature(double d) const {
-  double c = 2.0 * stiffness * weight;
-  if (folded(d)) c += 2.0 * fold_stiffness * weight;
-  return c;
 }
 
 double HingeBending::angle(const StencilPositions<4>& x) { return angle_t<double>(x); }
@@ -103,18 +75,16 @@ StencilVector<4> HingeBending::angle_gradient(const StencilPositions<4>& x) {
 
 double HingeBending::value(const StencilPositions<4>& x) const {
   const double d = wrapped(angle(x) - rest_angle);
-  double v = stiffness * weight * d * d;
-  if (folded(d)) v += fold_stiffness * weight * (std::abs(d) - fold_angle) * (std::abs(d) - fold_angle);
-  return v;
+  return stiffness * weight * d * d;
 }
 
 StencilVector<4> HingeBending::gradient(const StencilPositions<4>& x) const {
-  return slope(wrapped(angle(x) - rest_angle)) * angle_gradient(x);
+  const double d = wrapped(angle(x) - rest_angle);
+  return (2.0 * stiffness * weight * d) * angle_gradient(x);
 }
 
 StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool project_psd) const {
-  // H = V''(θ) ∇θ ∇θᵀ + V'(θ) ∇²θ — without the fold limit 2 k w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ);
-  // ∇²θ by forward-mode differentiation of ∇θ.
+  // H = 2 k w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ); ∇²θ by forward-mode differentiation of ∇θ.
   using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 12, 1>>;
   Eigen::Matrix<AD, 3, 4> xa;
   for (int j = 0; j < 4; ++j)
@@ -129,15 +99,14 @@ StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool projec
   }
   hess_theta = 0.5 * (hess_theta + hess_theta.transpose()).eval();
   const double d = wrapped(angle(x) - rest_angle);
-  StencilMatrix<4> H = folded(d) ? StencilMatrix<4>(curvature(d) * (g * g.transpose()) + slope(d) * hess_theta)
-                                  : StencilMatrix<4>((2.0 * stiffness * weight) * (g * g.transpose() + d * hess_theta));
+  StencilMatrix<4> H = (2.0 * stiffness * weight) * (g * g.transpose() + d * hess_theta);
   if (project_psd) project_to_psd(H);
   return H;
 }
 
 StencilMatrix<4> HingeBending::material_stiffness(const StencilPositions<4>& x) const {
   const StencilVector<4> g = angle_gradient(x);
-  return curvature(wrapped(angle(x) - rest_angle)) * (g * g.transpose());
+  return (2.0 * stiffness * weight) * (g * g.transpose());
 }
 
 }  // namespace clockwork

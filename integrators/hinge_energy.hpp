@@ -9,14 +9,6 @@
 /// n_A = (x1 − x0) × (x2 − x0), n_B = (x0 − x1) × (x3 − x1) and ê the unit edge,
 ///   θ = atan2((n_A × n_B)·ê, n_A·n_B):
 /// lifting x2 or x3 along the common normal makes θ negative.
-///
-/// Fold limit (beyond the paper, for ribbons folded at the mesh scale): past a fold
-/// angle θ_f the hinge stiffens by k_f,
-///   V += k_f · 3 |ē|² / (Ā_A + Ā_B) · (|θ − θ̄| − θ_f)²   for |θ − θ̄| > θ_f.
-/// A shell of thickness t cannot fold tighter than a radius ~t/2, but the contact
-/// layers exclude the pairs that share a vertex, so nothing else resists a hinge folding
-/// its two triangles flat onto each other; and the phantom's tick, which sees only the
-/// elastic terms, folds it freely (docs/phantom.md, "Fold limit").
 #include "engine/types.hpp"
 
 namespace clockwork {
@@ -26,11 +18,8 @@ struct HingeBending {
   double stiffness = 0.0;   ///< k_b, N·m (J), >= 0
   double weight = 0.0;      ///< 3 |ē|² / (Ā_A + Ā_B), dimensionless
   double rest_angle = 0.0;  ///< θ̄, rad
-  double fold_stiffness = 0.0;  ///< k_f, N·m, >= 0 (0: no fold limit)
-  double fold_angle = 0.0;      ///< θ_f, rad, in (0, π)
 
-  static HingeBending from_rest(const StencilPositions<4>& rest, double k_bending,
-                                double k_fold = 0.0, double fold_angle = 0.0);
+  static HingeBending from_rest(const StencilPositions<4>& rest, double k_bending);
   /// Signed dihedral angle θ, in (−π, π].
   static double angle(const StencilPositions<4>& x);
   /// ∂θ/∂x (Bridson et al. 2003; Wardetzky et al. 2007).
@@ -41,15 +30,6 @@ struct HingeBending {
   StencilMatrix<4> hessian(const StencilPositions<4>& x, bool project_psd = false) const;
   /// The Gauss–Newton part 2 k w ∇θ ∇θᵀ: PSD, zero on rigid motions (θ is invariant).
   StencilMatrix<4> material_stiffness(const StencilPositions<4>& x) const;
-  /// The hinge with its fold limit engaged everywhere (k_b + k_f): what an explicit
-  /// period must be stable for (integrators/stability.hpp).
-  HingeBending stiffest() const;
-
- private:
-  /// Whether the fold limit is engaged at θ − θ̄ = d (wrapped); dV/dθ and d²V/dθ² there.
-  bool folded(double d) const;
-  double slope(double d) const;
-  double curvature(double d) const;
 };
 
 }  // namespace clockwork

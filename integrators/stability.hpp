@@ -7,8 +7,7 @@
 ///     h = safety · 2 / ω_max,
 /// with safety in (0, 1] (default 0.5) absorbing the coupling between stencils that
 /// share vertices. Kinematic vertices drop out. Returns +infinity for a term with no
-/// stiffness (e.g. gravity). A term whose stiffness grows away from rest (a hinge's
-/// fold limit) gives its stiffest form, `term.stiffest()`, to be estimated at rest.
+/// stiffness (e.g. gravity).
 #include <Eigen/Eigenvalues>
 #include <array>
 #include <cmath>
@@ -21,11 +20,7 @@ template <typename Term>
 double stable_period(const Term& term, const StencilPositions<Term::kVertices>& x,
                      const std::array<double, Term::kVertices>& inv_masses, double safety) {
   constexpr int N = Term::kVertices;
-  StencilMatrix<N> H;
-  if constexpr (requires { term.stiffest(); })
-    H = term.stiffest().hessian(x, /*project_psd=*/true);
-  else
-    H = term.hessian(x, /*project_psd=*/true);
+  StencilMatrix<N> H = term.hessian(x, /*project_psd=*/true);
   StencilVector<N> s;
   for (int i = 0; i < N; ++i) s.template segment<3>(3 * i).setConstant(std::sqrt(inv_masses[i]));
   H = s.asDiagonal() * H * s.asDiagonal();

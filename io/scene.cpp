@@ -6,7 +6,6 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <numbers>
 #include <random>
 #include <set>
 #include <tuple>
@@ -87,31 +86,6 @@ PeriodSettings read_periods(const std::optional<JsonField>& f) {
     if (!(p.safety > 0.0 && p.safety <= 1.0)) s->fail("must be in (0, 1]");
   }
   return p;
-}
-
-/// A shell's bending: Discrete Shells hinges, optionally with a fold limit
-/// (integrators/hinge_energy.hpp).
-struct Bending {
-  double stiffness = 0.0, fold_stiffness = 0.0, fold_angle = 0.0;
-  HingeBending hinge(const StencilPositions<4>& rest) const {
-    return HingeBending::from_rest(rest, stiffness, fold_stiffness, fold_angle);
-  }
-};
-
-Bending read_bending(const JsonField& material) {
-  Bending b;
-  b.stiffness = material.at("bending").non_negative();
-  const auto angle = material.find("fold_angle");
-  const auto stiffness = material.find("fold_stiffness");
-  if (angle.has_value() != stiffness.has_value())
-    (angle ? *angle : *stiffness)
-        .fail("fold_angle and fold_stiffness come together (docs/scene-format.md)");
-  if (!angle) return b;
-  b.fold_angle = angle->number();
-  if (!(b.fold_angle > 0.0 && b.fold_angle < std::numbers::pi))
-    angle->fail("must be in (0, pi) rad");
-  b.fold_stiffness = stiffness->non_negative();
-  return b;
 }
 
 std::pair<Vec3, Vec3> read_axes(const JsonField& shape) {
@@ -272,8 +246,7 @@ class SceneBuilder {
     const std::size_t n = mesh.vertices.size();
     std::vector<double> mass(n, 0.0);
     const JsonField material = b.at("material");
-    double mu = 0, lambda = 0, area_density = 0;
-    Bending bending;
+    double mu = 0, lambda = 0, k_bending = 0, area_density = 0;
     std::vector<double> stiffness, quartic{0.0};
     std::optional<double> rest_length;
     if (springs) {
@@ -283,15 +256,14 @@ class SceneBuilder {
       if (auto q = material.find("quartic")) quartic = read_list(*q, /*positive=*/false);
       if (auto r = material.find("rest_length")) rest_length = r->positive();
     } else {
-      material.expect_keys(
-          {"area_density", "young", "poisson", "bending", "fold_angle", "fold_stiffness"});
+      material.expect_keys({"area_density", "young", "poisson", "bending"});
       area_density = material.at("area_density").positive();
       const double young = material.at("young").positive();
       const JsonField poisson = material.at("poisson");
       const double nu = poisson.number();
       if (!(nu >= 0.0 && nu < 0.5)) poisson.fail("must be in [0, 0.5)");
       std::tie(mu, lambda) = MembraneStVK::lame_plane_stress(young, nu);
-      bending = read_bending(material);
+      k_bending = material.at("bending").non_negative();
       for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
         const auto& tri = mesh.triangles[t];
         if (MembraneStVK::is_degenerate(gather<3>(mesh.vertices, tri)))
@@ -355,7 +327,7 @@ class SceneBuilder {
       return count;
     };
     if (phantom) {
-      add_phantom(body, *phantom, mesh, mass, pinned, mu, lambda, bending);
+      add_phantom(body, *phantom, mesh, mass, pinned, mu, lambda, k_bending);
       body.triangles = std::move(mesh.triangles);
       body.edges = std::move(mesh.edges);
       scene_.bodies.push_back(std::move(body));
@@ -394,14 +366,14 @@ class SceneBuilder {
       const double membrane_cap = min_elastic;
       const auto hinges = interior_hinges(mesh);
       const std::vector<int> per_vertex_hinge = incidence(hinges);
-      if (bending.stiffness > 0.0 || bending.fold_stiffness > 0.0)
+      if (k_bending > 0.0)
         for (const auto& h : hinges) {
           const auto rest = gather<4>(mesh.vertices, h);
           min_elastic = std::min(
               min_elastic,
               add_stencil(*sources_.bending,
                           {global(h[0]), global(h[1]), global(h[2]), global(h[3])},
-                          bending.hinge(rest), rest,
+                          HingeBending::from_rest(rest, k_bending), rest,
                           share(h, per_vertex_hinge),
                           periods.bending, periods.safety, membrane_cap));
         }
@@ -561,7 +533,7 @@ class SceneBuilder {
   /// gravity and wind into the implicit solve"); its primary keeps only contact.
   void add_phantom(const Body& body, const PhantomSettings& settings, const TriangleMesh& mesh,
                    const std::vector<double>& mass, const std::vector<bool>& pinned, double mu,
-                   double lambda, const Bending& bending) {
+                   double lambda, double k_bending) {
     const std::size_t n = mesh.vertices.size();
     std::vector<Index> ids(n);
     for (std::size_t a = 0; a < n; ++a) ids[a] = body.first_vertex + static_cast<Index>(a);
@@ -571,9 +543,9 @@ class SceneBuilder {
     BodyPotential& V = src->potential();
     for (const auto& tri : mesh.triangles)
       V.add_membrane(tri, MembraneStVK::from_rest(gather<3>(mesh.vertices, tri), mu, lambda));
-    if (bending.stiffness > 0.0 || bending.fold_stiffness > 0.0)
+    if (k_bending > 0.0)
       for (const auto& h : interior_hinges(mesh))
-        V.add_hinge(h, bending.hinge(gather<4>(mesh.vertices, h)));
+        V.add_hinge(h, HingeBending::from_rest(gather<4>(mesh.vertices, h), k_bending));
     std::vector<double> weighed = mass;
     for (std::size_t a = 0; a < n; ++a)
       if (pinned[a]) weighed[a] = 0.0;

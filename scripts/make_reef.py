@@ -26,8 +26,7 @@ Usage: scripts/make_reef.py [OUT [RUNTIME]]          (default demos/reef.json: t
        scale, FINE below)
 Other options (experiments): --edge M --across N --thickness M --cell M --bending NM
 --stiffness N_PER_M --pull-speed M_PER_S --pull-time S --end-time S --frame-rate HZ --h-imp S
---tick-rule midpoint|backward_euler (backward Euler ticks need no rayleigh_beta: docs/phantom.md)
---fold-angle RAD --fold-stiffness NM (a hinge fold limit, docs/scene-format.md; together).
+--tick-rule midpoint|backward_euler (backward Euler ticks need no rayleigh_beta: docs/phantom.md).
 """
 import argparse
 import json
@@ -230,11 +229,7 @@ def main():
     ap.add_argument("--across", type=int)
     ap.add_argument("--frame-rate", type=int)
     ap.add_argument("--tick-rule", choices=("midpoint", "backward_euler"))
-    ap.add_argument("--fold-angle", type=float)
-    ap.add_argument("--fold-stiffness", type=float)
     args = ap.parse_args()
-    if (args.fold_angle is None) != (args.fold_stiffness is None):
-        ap.error("--fold-angle and --fold-stiffness come together")
     g = globals()
     if args.fine:
         g.update(FINE)
@@ -245,8 +240,6 @@ def main():
             g[opt.upper()] = getattr(args, opt)
     if args.bending is not None:
         MATERIAL["bending"] = args.bending
-    if args.fold_angle is not None:
-        MATERIAL.update(fold_angle=args.fold_angle, fold_stiffness=args.fold_stiffness)
     if args.tick_rule == "backward_euler":
         PHANTOM.pop("rayleigh_beta")
         PHANTOM["tick_rule"] = args.tick_rule

@@ -8,7 +8,6 @@
 #include "integrators/hinge_energy.hpp"
 #include "integrators/membrane_energy.hpp"
 #include "integrators/spring_energy.hpp"
-#include "integrators/stability.hpp"
 #include "integrators/wind_force.hpp"
 #include "tests/support/finite_difference.hpp"
 
@@ -181,40 +180,6 @@ TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances")
   // A hinge at rest near flat bent to near ±π: energy continuous through ±π.
   const HingeBending h = HingeBending::from_rest(rest_hinge(1.0, 3.1), 1.0);
   CHECK(h.value(rest_hinge(1.0, -3.1)) == doctest::Approx(h.weight * std::pow(2 * std::numbers::pi - 6.2, 2)));
-}
-
-TEST_CASE("hinge fold limit: the plain hinge below the fold angle, k_b + k_f beyond it") {
-  const double k_b = 0.01, k_f = 2.0, fold_angle = 2.0;
-  const auto rest = rest_hinge(1.0, 0.0);
-  const HingeBending plain = HingeBending::from_rest(rest, k_b);
-  const HingeBending limited = HingeBending::from_rest(rest, k_b, k_f, fold_angle);
-  // Below the fold angle: the same energy and derivatives as without the limit.
-  for (double fold : {0.5, -1.5, 1.99}) {
-    const auto x = rest_hinge(1.0, fold);
-    CAPTURE(fold);
-    CHECK(limited.value(x) == plain.value(x));
-    CHECK((limited.gradient(x) - plain.gradient(x)).norm() == 0.0);
-    CHECK((limited.hessian(x) - plain.hessian(x)).norm() == 0.0);
-  }
-  // Beyond it: V = w (k_b d² + k_f (|d| − θ_f)²), d = θ − θ̄ = −fold here.
-  for (double fold : {2.3, -2.6, 2.9}) {
-    const auto x = rest_hinge(1.0, fold);
-    CAPTURE(fold);
-    const double excess = std::abs(fold) - fold_angle;
-    CHECK(limited.value(x) ==
-          doctest::Approx(limited.weight * (k_b * fold * fold + k_f * excess * excess)).epsilon(1e-12));
-    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-      const auto y = perturbed(x, 0.01, seed);
-      check_derivatives(limited, y, 2e-6);
-      check_invariances(y, limited.gradient(y));
-      check_material_stiffness(limited, y, rest, seed);
-    }
-  }
-  // An explicit period is estimated for k_b + k_f: shorter by sqrt(k_b / (k_b + k_f)).
-  const std::array<double, 4> inv_mass{1.0, 1.0, 1.0, 1.0};
-  CHECK(stable_period(limited, rest, inv_mass, 0.5) ==
-        doctest::Approx(stable_period(plain, rest, inv_mass, 0.5) * std::sqrt(k_b / (k_b + k_f)))
-            .epsilon(1e-9));
 }
 
 TEST_CASE("gravity: value, gradient, zero Hessian") {

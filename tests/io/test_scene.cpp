@@ -119,50 +119,11 @@ TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the
   }
 }
 
-TEST_CASE("a fold limit: both fields or neither, in range; it shortens automatic bending periods") {
-  const auto with_fold = [](json angle, json stiffness) {
-    json doc = valid_scene();
-    if (!angle.is_null()) doc["bodies"][0]["material"]["fold_angle"] = angle;
-    if (!stiffness.is_null()) doc["bodies"][0]["material"]["fold_stiffness"] = stiffness;
-    return doc;
-  };
-  CHECK(error_of(with_fold(2.0, nullptr)) ==
-        "scene.json: /bodies/0/material/fold_angle: fold_angle and fold_stiffness come together "
-        "(docs/scene-format.md), got 2.0");
-  CHECK(error_of(with_fold(nullptr, 0.1)) ==
-        "scene.json: /bodies/0/material/fold_stiffness: fold_angle and fold_stiffness come "
-        "together (docs/scene-format.md), got 0.1");
-  CHECK(error_of(with_fold(3.5, 0.1)) ==
-        "scene.json: /bodies/0/material/fold_angle: must be in (0, pi) rad, got 3.5");
-  CHECK(error_of(with_fold(0.0, 0.1)) ==
-        "scene.json: /bodies/0/material/fold_angle: must be in (0, pi) rad, got 0.0");
-  CHECK(error_of(with_fold(2.0, -1.0)) ==
-        "scene.json: /bodies/0/material/fold_stiffness: must be >= 0, got -1.0");
-  // bending 1e-4 (valid_scene) and a fold stiffness 99e-4: the hinges' automatic
-  // periods are estimated for 100 times the stiffness, so 10 times shorter (where the
-  // membrane cap does not bind).
-  const auto bending_period = [](const Scene& s) {
-    for (const auto& t : s.terms)
-      if (t.kind == "force:bending") return t.min_period;
-    return 0.0;
-  };
-  json plain = valid_scene();
-  plain["bodies"][0]["material"]["young"] = 1e-3;
-  json folded = plain;
-  folded["bodies"][0]["material"]["fold_angle"] = 2.0;
-  folded["bodies"][0]["material"]["fold_stiffness"] = 99e-4;
-  const double p = bending_period(build_scene(plain, "scene.json", "."));
-  const double f = bending_period(build_scene(folded, "scene.json", "."));
-  CHECK(p > 0.0);
-  CHECK(f == doctest::Approx(0.1 * p).epsilon(1e-6));
-}
-
 TEST_CASE("unknown and missing keys are errors naming the key") {
   json doc = valid_scene();
   doc["bodies"][0]["material"]["younng"] = 3;
   CHECK(error_of(doc).find("scene.json: /bodies/0/material/younng: unknown key 'younng' (allowed: "
-                           "area_density, young, poisson, bending, fold_angle, fold_stiffness)") !=
-        std::string::npos);
+                           "area_density, young, poisson, bending)") != std::string::npos);
   doc = valid_scene();
   doc.erase("end_time");
   CHECK(error_of(doc) == "scene.json: /: missing required key 'end_time'");
