@@ -71,7 +71,7 @@ class TrianglePairSource final : public EventSource {
 
 /// A recycled slot of an address-stable pool, or a new one at its end.
 template <typename T>
-EventSlot acquire_slot(std::deque<T>& pool, std::vector<EventSlot>& free) {
+EventSlot acquire_slot(StablePool<T>& pool, std::vector<EventSlot>& free) {
   if (!free.empty()) {
     const EventSlot slot = free.back();
     free.pop_back();

@@ -18,7 +18,6 @@
 /// of each other share a grid cell, so their triangle pair exists.
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -28,6 +27,7 @@
 #include "contact/distance.hpp"
 #include "contact/slab.hpp"
 #include "engine/kernel.hpp"
+#include "engine/stable_pool.hpp"
 
 namespace clockwork {
 
@@ -232,15 +232,15 @@ class ContactSystem {
   /// Whether pair p at this distance needs its next layer active (certify).
   bool wants_layer(const Pair& p, double distance) const;
   EventKind layer_kind_ = 0, slab_kind_ = 0, grid_kind_ = 0, triangle_pair_kind_ = 0;
-  std::deque<Triangle> triangles_;
+  StablePool<Triangle> triangles_;
   std::vector<bool> releasable_;  ///< per global vertex (mark_releasable)
-  std::deque<Pair> pairs_;
+  StablePool<Pair> pairs_;
   std::vector<EventSlot> free_pairs_;
   std::vector<LayerEvent> layer_events_;
   std::vector<EventSlot> free_layer_events_;
   std::unordered_map<PairKey, EventSlot, PairKeyHash> pair_index_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells_;
-  std::deque<TrianglePair> triangle_pairs_;
+  StablePool<TrianglePair> triangle_pairs_;
   std::vector<EventSlot> free_triangle_pairs_;
   std::unordered_map<std::uint64_t, EventSlot> triangle_pair_index_;
   std::vector<std::uint32_t> vertex_owner_;                   ///< lowest triangle per vertex

@@ -7,6 +7,13 @@
 
 namespace clockwork {
 
+Kernel::~Kernel() {
+  for (const auto& lists : dependents_)
+    for (const DependentList& list : lists)
+      for (const DependentList::Entry& e : list.entries())
+        if (e.owner) e.owner->support_size = 0;
+}
+
 EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
   assert(sources_.size() < 0xffff);
   const auto kind = static_cast<EventKind>(sources_.size());
@@ -104,8 +111,6 @@ void Kernel::attach(Certificate& c, Index a) {
   assert(c.support_size < Certificate::kMaxSupport);
   assert(a < dependents_[0].size() && "finalize_vertices() before attaching certificates");
   assert(c.envelope < kEnvelopeLevels);
-  ContingencyLink& link = c.links[c.support_size++];
-  link.owner = &c;
   const int l = c.envelope;
   // A velocity set without velocity_changed (scene set-up) may lie outside the
   // envelope: re-centre it, and let the others who rely on it reschedule.
@@ -113,7 +118,10 @@ void Kernel::attach(Certificate& c, Index a) {
     envelope_[l][a].centre = state_.velocity(a);
     if (!dependents_[l][a].empty()) touched_[l].push_back(a);
   }
-  dependents_[l][a].push_back(link);
+  ContingencyLink& link = c.links[c.support_size];
+  link.list = &dependents_[l][a];
+  link.pos = link.list->push(&c, c.support_size);
+  ++c.support_size;
 }
 
 void Kernel::flush_contingency() {
@@ -121,12 +129,20 @@ void Kernel::flush_contingency() {
   for (const auto& t : touched_) any = any || !t.empty();
   if (!any) return;
   ++epoch_;
-  // Collect first: a certificate's handler may re-link its support.
+  // Collect first: a certificate's handler may re-link its support. The owners are
+  // scattered in their sources' pools: their stamps are prefetched a few entries ahead.
+  constexpr std::size_t kAhead = 8;
   const auto collect = [&](std::vector<Index>& touched, std::vector<DependentList>& lists) {
     for (Index a : touched) {
-      for (ContingencyLink& link : lists[a]) {
-        Certificate* c = link.owner;
-        if (c->stamp == epoch_) continue;
+      const std::vector<DependentList::Entry>& entries = lists[a].entries();
+      const std::size_t n = entries.size();
+      for (std::size_t i = 0; i < std::min(kAhead, n); ++i)
+        if (entries[i].owner) __builtin_prefetch(&entries[i].owner->stamp, 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n && entries[i + kAhead].owner)
+          __builtin_prefetch(&entries[i + kAhead].owner->stamp, 1);
+        Certificate* c = entries[i].owner;
+        if (c == nullptr || c->stamp == epoch_) continue;
         c->stamp = epoch_;
         pending_.push_back(c);
       }
@@ -135,7 +151,21 @@ void Kernel::flush_contingency() {
   };
   for (int l = 1; l < kEnvelopeLevels; ++l) envelope_exits_ += touched_[l].size();
   for (int l = 0; l < kEnvelopeLevels; ++l) collect(touched_[l], dependents_[l]);
-  for (Certificate* c : pending_) sources_[c->kind]->support_changed(c->slot, *this);
+  // The handlers read each certificate's pool entry and then its queue handle: both
+  // are prefetched, the handle once the entry (which names it) has arrived. (Staged
+  // prefetches of the support's vertices through the sources were tried and were
+  // slower: the pools are deques of large entries, whose index map itself misses.)
+  const std::size_t n = pending_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + 2 * kAhead < n) __builtin_prefetch(pending_[i + 2 * kAhead]);
+    if (i + kAhead < n) {
+      const Certificate* ahead = pending_[i + kAhead];
+      const std::vector<SlotHandle>& table = handles_[ahead->kind];
+      if (ahead->slot < table.size()) __builtin_prefetch(table.data() + ahead->slot, 1);
+    }
+    const Certificate* c = pending_[i];
+    sources_[c->kind]->support_changed(c->slot, *this);
+  }
   pending_.clear();
 }
 

@@ -29,6 +29,9 @@ struct KindStats {
 class Kernel {
  public:
   Kernel() = default;
+  /// Certificates may outlive the kernel (a scene destroys its contact system after
+  /// it): their supports are emptied here, so that destroying them later touches no list.
+  ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 

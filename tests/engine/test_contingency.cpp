@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 
@@ -265,4 +266,79 @@ TEST_CASE("a detached certificate is no longer rescheduled") {
   k.velocity_changed(1);
   k.flush_contingency();
   CHECK(gaps.certs[0].reschedules == 0);
+}
+
+namespace {
+/// Records the order in which its certificates are asked for new failure times.
+class OrderSource final : public EventSource {
+ public:
+  std::string_view name() const override { return "certificate:order"; }
+  double process(EventSlot, double, Kernel&) override { return kNever; }
+  void support_changed(EventSlot slot, Kernel&) override { order.push_back(slot); }
+  std::vector<EventSlot> order;
+};
+}  // namespace
+
+TEST_CASE("dependents are rescheduled in attachment order, through detaches and compaction") {
+  // The order decides the order of reschedules and so the queue's tie-breaking: the
+  // array with holes (engine/contingency.hpp) must keep a linked list's order.
+  Kernel k;
+  k.state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
+  k.state().add(Vec3(1, 0, 0), Vec3::Zero(), 1.0);
+  k.finalize_vertices();
+  auto owned = std::make_unique<OrderSource>();
+  OrderSource& source = *owned;
+  const EventKind kind = k.add_source(std::move(owned));
+  std::deque<Certificate> certs(60);
+  std::vector<EventSlot> expected;
+  for (EventSlot i = 0; i < 40; ++i) {
+    certs[i].kind = kind;
+    certs[i].slot = i;
+    k.attach(certs[i], 0);
+    k.attach(certs[i], 1);
+  }
+  // Detach all but every fourth, from the back and the middle: holes, trailing holes
+  // popped, and compactions (holes outnumber the live entries twice over).
+  for (EventSlot i = 0; i < 40; ++i)
+    if (i % 4 != 0) certs[i].detach();
+  for (EventSlot i = 0; i < 40; i += 4) expected.push_back(i);
+  CHECK(k.dependents(0).size() == 10);
+  CHECK(k.dependents(0).entries().size() < 40);  // compacted
+  for (EventSlot i = 40; i < 60; ++i) {
+    certs[i].kind = kind;
+    certs[i].slot = i;
+    k.attach(certs[i], 0);
+    expected.push_back(i);
+  }
+  certs[8].detach();  // a hole after compaction
+  expected.erase(std::find(expected.begin(), expected.end(), 8));
+  k.state().velocity_ref(0) = Vec3(1, 0, 0);
+  k.velocity_changed(0);
+  k.flush_contingency();
+  CHECK(source.order == expected);
+  // Positions stayed consistent: every remaining certificate detaches cleanly.
+  for (Certificate& c : certs) c.detach();
+  CHECK(k.dependents(0).empty());
+  CHECK(k.dependents(1).empty());
+  CHECK(k.dependents(0).entries().empty());
+}
+
+TEST_CASE("a destroyed certificate leaves its lists; one may outlive the kernel") {
+  auto k = std::make_unique<Kernel>();
+  k->state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
+  k->finalize_vertices();
+  Certificate outlives;
+  {
+    std::deque<Certificate> certs(3);
+    for (Certificate& c : certs) k->attach(c, 0);
+    k->attach(outlives, 0);
+    certs.pop_back();
+    CHECK(k->dependents(0).size() == 3);
+    const Certificate copy = certs.front();  // a copy is unlinked
+    CHECK(copy.support_size == 0);
+    CHECK(k->dependents(0).size() == 3);
+  }
+  CHECK(k->dependents(0).size() == 1);
+  k.reset();  // empties the supports of the certificates still attached
+  CHECK(outlives.support_size == 0);
 }
