@@ -323,7 +323,7 @@ TEST_CASE("dependents are rescheduled in attachment order, through detaches and 
   CHECK(k.dependents(0).entries().empty());
 }
 
-TEST_CASE("a destroyed certificate leaves its lists; one may outlive the kernel") {
+TEST_CASE("a destroyed certificate leaves its lists, and one may outlive the kernel") {
   auto k = std::make_unique<Kernel>();
   k->state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
   k->finalize_vertices();

@@ -148,7 +148,7 @@ TEST_CASE("a kinematic script moves vertices along piecewise-linear keyframes") 
   CHECK(k.state().velocity(a) == Vec3::Zero());
 }
 
-TEST_CASE("the trace writes one JSON object per event; the chrome export is one JSON document") {
+TEST_CASE("the trace writes one JSON object per event, the chrome export is one JSON document") {
   const auto dir = std::filesystem::temp_directory_path() / "clockwork_test_trace";
   std::filesystem::create_directories(dir);
   for (auto format : {TraceFormat::kJsonLines, TraceFormat::kChrome}) {

@@ -4,7 +4,7 @@
 
 using namespace clockwork;
 
-TEST_CASE("a vertex drifts linearly from its own clock; sync folds the drift in") {
+TEST_CASE("a vertex drifts linearly from its own clock, sync folds the drift in") {
   VertexState s;
   const Index a = s.add(Vec3(1, 2, 3), Vec3(0.5, -1, 2), 2.0, /*t=*/1.0);
   CHECK(s.position_at(a, 1.0) == Vec3(1, 2, 3));

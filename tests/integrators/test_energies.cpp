@@ -104,7 +104,7 @@ TEST_CASE("spring: derivatives, rest, invariances") {
   }
 }
 
-TEST_CASE("membrane: derivatives when stretched, compressed and sheared; PSD at rest") {
+TEST_CASE("membrane: derivatives when stretched, compressed and sheared, PSD at rest") {
   const auto [mu, lambda] = MembraneStVK::lame_plane_stress(1000.0, 0.3);
   for (double size : {1e-3, 1.0, 1e3}) {
     const auto rest = rest_triangle(size);

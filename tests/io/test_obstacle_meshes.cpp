@@ -50,7 +50,7 @@ TEST_CASE("sphere: closed, outward, on the sphere, volume within 2%") {
   CHECK(volume(m) == doctest::Approx(4.0 / 3.0 * pi * 0.125).epsilon(0.02));
 }
 
-TEST_CASE("cylinder: capped is closed with volume within 2%; every vertex at the radius") {
+TEST_CASE("cylinder: capped is closed with volume within 2%, every vertex at the radius") {
   const Vec3 base(1, 2, 3), axis = Vec3(1, 1, 0).normalized();
   const TriangleMesh m = make_cylinder(base, axis, 0.2, 1.5, 48, 3, true);
   CHECK(watertight(m));

@@ -54,7 +54,7 @@ std::pair<int, int> png_size(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("render: one triangle covers its analytic area; the corners keep the background") {
+TEST_CASE("render: one triangle covers its analytic area, the corners keep the background") {
   Rasterizer r(64, 64, top_camera(), kWhite);
   // Screen scale: 32 px / 5 m = 6.4 px per m at depth 5.
   const std::array<Vec3, 3> x = {Vec3(-2.1, -1.7, 0), Vec3(2.3, -1.3, 0), Vec3(0.2, 2.9, 0)};
@@ -109,7 +109,7 @@ TEST_CASE("render: triangles crossing the camera plane are clipped, not dropped 
   CHECK(count_not(r.image(), kWhite) < 32 * 32 / 2 + 32);
 }
 
-TEST_CASE("render: write_png writes a PNG of the image's size; an unwritable path throws") {
+TEST_CASE("render: write_png writes a PNG of the image's size, an unwritable path throws") {
   const fs::path dir = test::fresh_dir("render_png");
   const Image im(37, 21, {10, 20, 30});
   write_png((dir / "a.png").string(), im);

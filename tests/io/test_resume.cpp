@@ -106,7 +106,7 @@ TEST_CASE("a resumed run continues the run it resumes: state, frames, diagnostic
   CHECK(worst < 2e-3 * swing);
 }
 
-TEST_CASE("resuming in place continues the folder; an earlier frame needs another folder") {
+TEST_CASE("resuming in place continues the folder, an earlier frame needs another folder") {
   const fs::path scene = write_scene(walked_cloth(), "walked_cloth.json");
   const fs::path a = test::fresh_dir("resume_in_place");
   run(scene, a, 0.1);  // frames 0..3

@@ -68,7 +68,7 @@ TEST_CASE("frames hold the simulated state: PLY round-trips positions, velocitie
   for (std::size_t a = 0; a < frame0.size(); ++a) CHECK(frame3[a].events >= frame0[a].events);
 }
 
-TEST_CASE("event counts: exact per-vertex totals in the PLY; off, the PLY has no such property") {
+TEST_CASE("event counts: exact per-vertex totals in the PLY, off, the PLY has no such property") {
   const fs::path out = test::fresh_dir("run_counts");
   // A 1x1 cloth (4 vertices, 2 triangles), no pins, gravity only: every stencil ticks
   // with the scene's one period, so each vertex's count is a sum of tick counts.

@@ -57,7 +57,7 @@ std::string fetch(int port, const std::string& request) {
 
 }  // namespace
 
-TEST_CASE("view server: request paths map into their mount; '..' and bad escapes are refused") {
+TEST_CASE("view server: request paths map into their mount, '..' and bad escapes are refused") {
   const Site site = make_site("view_server_map");
   int status = 0;
   CHECK(resolve_request(site.mounts, "/run/bodies.json", &status) ==
@@ -78,7 +78,7 @@ TEST_CASE("view server: request paths map into their mount; '..' and bad escapes
   CHECK(status == 404);
 }
 
-TEST_CASE("view server: a live GET is answered; '..' gets 403, POST 405") {
+TEST_CASE("view server: a live GET is answered, '..' gets 403, POST 405") {
   const Site site = make_site("view_server_live");
   ViewServer server(site.mounts, 0);
   REQUIRE(server.port() > 0);
