@@ -153,8 +153,8 @@ void Kernel::flush_contingency() {
   for (int l = 0; l < kEnvelopeLevels; ++l) collect(touched_[l], dependents_[l]);
   // The handlers read each certificate's pool entry and then its queue handle: both
   // are prefetched, the handle once the entry (which names it) has arrived. (Staged
-  // prefetches of the support's vertices through the sources were tried and were
-  // slower: the pools are deques of large entries, whose index map itself misses.)
+  // prefetches of the support's vertices through the sources were slower, measured
+  // while the pools were still deques: docs/performance.md "Contingency lists and pools".)
   const std::size_t n = pending_.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 2 * kAhead < n) __builtin_prefetch(pending_[i + 2 * kAhead]);

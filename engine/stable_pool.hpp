@@ -3,8 +3,8 @@
 /// embedded in them keep their place in the contingency lists (engine/contingency.hpp).
 ///
 /// Why not std::deque: libstdc++ allocates deque blocks of 512 bytes, so a pool of
-/// 250-byte triangle pairs holds two per block and its block map is as long as half
-/// the pool (1.5 MB for the paper-scale reef knot's 380 000 pairs): every index
+/// ~300-byte triangle pairs holds one per block and its block map is as long as the
+/// pool (3 MB for the paper-scale reef knot's 380 000 pairs): every index
 /// `pool[slot]` then misses in the map before it misses in the element. Here the
 /// chunks hold kChunk elements, and the chunk table stays in cache.
 #include <cassert>
@@ -20,7 +20,6 @@ class StablePool {
   static constexpr std::size_t kChunkBits = 10, kChunk = std::size_t(1) << kChunkBits;
 
   std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   T& operator[](std::size_t i) {
     assert(i < size_);
     return chunks_[i >> kChunkBits][i & (kChunk - 1)];
