@@ -20,11 +20,7 @@ double BodyPotential::value(const Vector& X) const {
   for_each_index(nh, kGrain, [&](std::size_t e) {
     element_values_[nm + e] = hinges_[e].term.value(gather<4>(X, hinges_[e].v));
   });
-  double sum = 0.0;
-  for (double v : element_values_) sum += v;
-  for (std::size_t a = 0; a < n_; ++a) sum -= mass_[a] * gravity_.dot(X.segment<3>(3 * a));
-  if (external_.size() == X.size()) sum -= external_.dot(X);
-  return sum;
+  return sum_values(X);
 }
 
 void BodyPotential::gradient(const Vector& X, Vector& out) const {
@@ -38,6 +34,39 @@ void BodyPotential::gradient(const Vector& X, Vector& out) const {
     Eigen::Map<StencilVector<4>> out_e(&element_gradients_[9 * nm + 12 * e]);
     out_e = hinges_[e].term.gradient(gather<4>(X, hinges_[e].v));
   });
+  sum_gradients(X, out);
+}
+
+double BodyPotential::value_and_gradient(const Vector& X, Vector& out) const {
+  const std::size_t nm = membranes_.size(), nh = hinges_.size();
+  element_values_.resize(nm + nh);
+  element_gradients_.resize(9 * nm + 12 * nh);
+  for_each_index(nm, kGrain, [&](std::size_t e) {
+    StencilVector<3> g;
+    element_values_[e] = membranes_[e].term.value_and_gradient(gather<3>(X, membranes_[e].v), g);
+    Eigen::Map<StencilVector<3>> out_e(&element_gradients_[9 * e]);
+    out_e = g;
+  });
+  for_each_index(nh, kGrain, [&](std::size_t e) {
+    StencilVector<4> g;
+    element_values_[nm + e] = hinges_[e].term.value_and_gradient(gather<4>(X, hinges_[e].v), g);
+    Eigen::Map<StencilVector<4>> out_e(&element_gradients_[9 * nm + 12 * e]);
+    out_e = g;
+  });
+  sum_gradients(X, out);
+  return sum_values(X);
+}
+
+double BodyPotential::sum_values(const Vector& X) const {
+  double sum = 0.0;
+  for (double v : element_values_) sum += v;
+  for (std::size_t a = 0; a < n_; ++a) sum -= mass_[a] * gravity_.dot(X.segment<3>(3 * a));
+  if (external_.size() == X.size()) sum -= external_.dot(X);
+  return sum;
+}
+
+void BodyPotential::sum_gradients(const Vector& X, Vector& out) const {
+  const std::size_t nm = membranes_.size(), nh = hinges_.size();
   out.setZero(3 * n_);
   for (std::size_t e = 0; e < nm; ++e)
     for (int i = 0; i < 3; ++i)

@@ -39,6 +39,8 @@ class BodyPotential {
   double value(const Vector& X) const;
   /// ∇V(X) (3n).
   void gradient(const Vector& X, Vector& out) const;
+  /// value(X), and gradient(X) into `out`, bit for bit, in one pass over the elements.
+  double value_and_gradient(const Vector& X, Vector& out) const;
   /// Hessian with every element block projected to PSD (projected Newton), into a
   /// matrix whose pattern is fixed after the first call.
   void hessian(const Vector& X, Sparse& out) const;
@@ -55,6 +57,10 @@ class BodyPotential {
   /// Assembles per-element matrices block(term, x_e) in a fixed order.
   template <typename MembraneBlock, typename HingeBlock>
   void assemble(const Vector& X, Sparse& out, MembraneBlock membrane, HingeBlock hinge) const;
+  /// The ordered sums of element_values_ / element_gradients_ (filled for X), with
+  /// gravity and the external force.
+  double sum_values(const Vector& X) const;
+  void sum_gradients(const Vector& X, Vector& out) const;
   /// pattern_ and slot_ from the elements' vertices.
   void build_pattern() const;
   template <int N>

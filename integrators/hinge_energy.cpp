@@ -83,6 +83,12 @@ StencilVector<4> HingeBending::gradient(const StencilPositions<4>& x) const {
   return (2.0 * stiffness * weight * d) * angle_gradient(x);
 }
 
+double HingeBending::value_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g) const {
+  const double d = wrapped(angle(x) - rest_angle);
+  g = (2.0 * stiffness * weight * d) * angle_gradient(x);
+  return stiffness * weight * d * d;
+}
+
 StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool project_psd) const {
   // H = 2 k w (∇θ ∇θᵀ + (θ − θ̄) ∇²θ); ∇²θ by forward-mode differentiation of ∇θ.
   using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 12, 1>>;

@@ -27,6 +27,8 @@ struct HingeBending {
 
   double value(const StencilPositions<4>& x) const;
   StencilVector<4> gradient(const StencilPositions<4>& x) const;
+  /// value(x), and gradient(x) into g, bit for bit, sharing the angle (one atan2).
+  double value_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g) const;
   StencilMatrix<4> hessian(const StencilPositions<4>& x, bool project_psd = false) const;
   /// The Gauss–Newton part 2 k w ∇θ ∇θᵀ: PSD, zero on rigid motions (θ is invariant).
   StencilMatrix<4> material_stiffness(const StencilPositions<4>& x) const;

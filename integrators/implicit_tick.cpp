@@ -24,22 +24,41 @@ double ImplicitTickSolver::energy(const TickProblem& p, const Eigen::VectorXd& x
   double planes = 0.0;
   for (const TickPlane& c : p.planes) planes += c.value(x);
   evaluation_point(p, x);
-  return kinetic / (2.0 * p.h * p.h) + potential_.value(mid_) + damping_term(p, x, nullptr) + planes;
+  // The line search usually accepts its first trial, and the gradient is then wanted
+  // at the same point: V's gradient is taken with its value (one pass, one atan2 per
+  // hinge) and kept for gradient().
+  const double v = potential_.value_and_gradient(mid_, grad_at_point_);
+  gradient_point_ = x;
+  gradient_cached_ = true;
+  return kinetic / (2.0 * p.h * p.h) + v + damping_term(p, x, nullptr) + planes;
 }
 
 double ImplicitTickSolver::damping_term(const TickProblem& p, const Eigen::VectorXd& x,
                                         Eigen::VectorXd* g) {
   if (settings_.rayleigh_beta <= 0.0) return 0.0;
-  delta_ = x - p.q_tilde;
-  damping_force_ = damping_ * delta_;
+  // The gradient is taken where the line search last evaluated E: one product D δ
+  // serves both (bit for bit the same numbers).
+  if (!damping_cached_ || !(damping_at_.array() == x.array()).all()) {
+    damping_at_ = x;
+    delta_ = x - p.q_tilde;
+    damping_force_ = damping_ * delta_;
+    damping_value_ = delta_.dot(damping_force_) / (2.0 * p.h);
+    damping_cached_ = true;
+  }
   if (g) *g += damping_force_ / p.h;
-  return delta_.dot(damping_force_) / (2.0 * p.h);
+  return damping_value_;
 }
 
 void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x,
                                   Eigen::VectorXd& g) {
-  evaluation_point(p, x);
-  potential_.gradient(mid_, grad_v_);
+  const bool cached = gradient_cached_ && (gradient_point_.array() == x.array()).all();
+  if (!cached) {
+    evaluation_point(p, x);
+    potential_.gradient(mid_, grad_at_point_);
+    gradient_point_ = x;
+    gradient_cached_ = true;
+  }
+  const Eigen::VectorXd& grad_v = grad_at_point_;
   const std::size_t n = p.mass->size();
   g.resize(3 * static_cast<Eigen::Index>(n));
   for (std::size_t a = 0; a < n; ++a) {
@@ -48,7 +67,7 @@ void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x
       continue;
     }
     g.segment<3>(3 * a) = (*p.mass)[a] / (p.h * p.h) * (x.segment<3>(3 * a) - p.y.segment<3>(3 * a)) +
-                          settings_.theta * grad_v_.segment<3>(3 * a);
+                          settings_.theta * grad_v.segment<3>(3 * a);
   }
   for (const TickPlane& c : p.planes) c.add_gradient(x, g, [&](Index a) { return (*p.free)[a]; });
   if (settings_.rayleigh_beta > 0.0) {
@@ -166,6 +185,8 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   // null space, so the damping stays dissipative and exerts no net force, but it damps
   // rotations made since). Neither schedule is robust: a fresh D misses the released
   // card's instability, an old one brakes spin (docs/phantom.md, "Damping").
+  damping_cached_ = false;  // a new q̃ and h, perhaps a new D and a new V (wind)
+  gradient_cached_ = false;
   if (settings_.rayleigh_beta > 0.0 && (newton || refresh || damping_.nonZeros() == 0)) {
     potential_.material_stiffness(p.q_tilde, damping_);
     damping_ *= settings_.rayleigh_beta;

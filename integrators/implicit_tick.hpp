@@ -140,6 +140,11 @@ class ImplicitTickSolver {
   int ticks_since_refresh_ = 0;
   std::uint64_t factorizations_ = 0;
   Eigen::VectorXd mid_, grad_v_, trial_, delta_, damping_force_;
+  Eigen::VectorXd gradient_point_, grad_at_point_;  ///< ∇V at tick_point(gradient_point_)
+  bool gradient_cached_ = false;                   ///< for this solve's q̃ and V
+  Eigen::VectorXd damping_at_;   ///< the x that delta_, damping_force_ and damping_value_ are for
+  double damping_value_ = 0.0;
+  bool damping_cached_ = false;  ///< they are for damping_at_ with this solve's q̃, h and D
 };
 
 }  // namespace clockwork

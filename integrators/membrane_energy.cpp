@@ -60,6 +60,16 @@ StencilVector<3> MembraneStVK::gradient(const StencilPositions<3>& x) const {
   return g;
 }
 
+double MembraneStVK::value_and_gradient(const StencilPositions<3>& x, StencilVector<3>& g) const {
+  const Mat32 F = edges(x) * Dm_inv;
+  const Eigen::Matrix2d E = 0.5 * (F.transpose() * F - Eigen::Matrix2d::Identity());
+  const double tr = E.trace();
+  const Eigen::Matrix2d S = 2.0 * mu * E + lambda * tr * Eigen::Matrix2d::Identity();
+  const Mat32 G = area * (F * S) * Dm_inv.transpose();
+  g << -G.col(0) - G.col(1), G.col(0), G.col(1);
+  return area * (mu * E.squaredNorm() + 0.5 * lambda * tr * tr);
+}
+
 StencilMatrix<3> MembraneStVK::hessian(const StencilPositions<3>& x, bool project_psd) const {
   StencilMatrix<3> H = second_derivative(x, true);
   if (project_psd) project_to_psd(H);

@@ -28,6 +28,8 @@ struct MembraneStVK {
 
   double value(const StencilPositions<3>& x) const;
   StencilVector<3> gradient(const StencilPositions<3>& x) const;
+  /// value(x), and gradient(x) into g, bit for bit, sharing F and E.
+  double value_and_gradient(const StencilPositions<3>& x, StencilVector<3>& g) const;
   StencilMatrix<3> hessian(const StencilPositions<3>& x, bool project_psd = false) const;
   /// The material (Gauss–Newton) part of the Hessian, A ∂Eᵀ C ∂E, without the stress
   /// term: PSD, and zero on rigid motions of x (a rotation leaves E's rate at 0) —

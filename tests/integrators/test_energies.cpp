@@ -33,6 +33,15 @@ StencilPositions<4> rest_hinge(double s, double fold) {
   return x;
 }
 
+/// The fused evaluation the implicit tick uses gives value() and gradient() exactly.
+template <typename Term, int N>
+void check_fused(const Term& term, const StencilPositions<N>& x) {
+  StencilVector<N> g;
+  const double v = term.value_and_gradient(x, g);
+  CHECK(v == term.value(x));
+  CHECK(g == term.gradient(x));
+}
+
 /// Σ_a g_a = 0 and Σ_a x_a × g_a = 0: the term conserves linear and angular momentum.
 template <int N>
 void check_invariances(const StencilPositions<N>& x, const StencilVector<N>& g) {
@@ -105,6 +114,7 @@ TEST_CASE("spring: derivatives, rest, invariances") {
 }
 
 TEST_CASE("membrane: derivatives when stretched, compressed and sheared, PSD at rest") {
+  // (check_fused: value_and_gradient, which the implicit tick uses, is value and gradient.)
   const auto [mu, lambda] = MembraneStVK::lame_plane_stress(1000.0, 0.3);
   for (double size : {1e-3, 1.0, 1e3}) {
     const auto rest = rest_triangle(size);
@@ -120,6 +130,7 @@ TEST_CASE("membrane: derivatives when stretched, compressed and sheared, PSD at 
         CAPTURE(size);
         CAPTURE(strain);
         check_derivatives(m, x);
+        check_fused(m, x);
         check_invariances(x, m.gradient(x));
         CHECK(m.value(rigidly_moved(x, seed)) == doctest::Approx(m.value(x)).epsilon(1e-9));
         Eigen::SelfAdjointEigenSolver<StencilMatrix<3>> eig(m.hessian(x, true));
@@ -171,6 +182,7 @@ TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances")
         CAPTURE(size);
         CAPTURE(fold);
         check_derivatives(h, x, 2e-6);
+        check_fused(h, x);
         check_invariances(x, h.gradient(x));
         CHECK(h.value(rigidly_moved(x, seed)) == doctest::Approx(h.value(x)).epsilon(1e-8));
         check_material_stiffness(h, x, rest, seed);

@@ -213,6 +213,27 @@ TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta 
   CHECK(net.norm() <= 1e-12 * scale * double(n));
 }
 
+TEST_CASE("a body's fused value and gradient are its value and gradient, bit for bit") {
+  // ImplicitTickSolver takes V and its gradient in one pass at each line-search trial.
+  nlohmann::json body = cloth("c", 5, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
+  Scene scene = build({{"name", "fused"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  const BodyPotential& V = scene.phantoms[0]->potential();
+  const std::size_t n = V.vertex_count();
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Eigen::VectorXd X(3 * n);
+  for (std::size_t a = 0; a < n; ++a) {
+    const Vec3 x0 = scene.kernel->state().position_at(static_cast<Index>(a), 0.0);
+    X.segment<3>(3 * a) = Vec3(1.1 * x0.x(), 0.95 * x0.y(), 0.02 * u(rng));  // stretched, bent
+  }
+  Eigen::VectorXd g_fused, g;
+  const double v = V.value_and_gradient(X, g_fused);
+  V.gradient(X, g);
+  CHECK(V.value(X) != 0.0);
+  CHECK(v == V.value(X));
+  CHECK(g_fused == g);
+}
+
 TEST_CASE("Newton's tick takes the whole Hessian of a self-contact plane that couples unconnected vertices") {
   // A near-pair plane (docs/phantom.md "Near pairs in the tick") between two corners of
   // a cloth that no element couples, pushing hard: Newton must factor its off-diagonal
