@@ -70,11 +70,14 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # ~0.5 ms. Bending 1e-5 N m (a 0.08 mm plastic ribbon) against 1e-6: creases wider than
 # the mesh. First-layer stiffness 20 N/m (the default here would be 3.7 N/m; the coarse
 # scene's default is 24 N/m). Pulled at 10 cm/s for 0.9 s (9 cm per end), meant to go
-# past the jam, then held to 1.1 s. Phantom period 3e-5 s (the coupling's force
-# capacity, above; the mismatch F h^2/m of a 1.65e-7 kg vertex): at 1e-3 s the runs
-# stopped at ~3 cm of pull; at 6e-5 s at 8.75 cm on a mesh-scale fold, before the legs
-# took the load; at 3e-5 s the whole 9 cm are pulled and the knot holds
-# (docs/performance.md, "At the paper's scale").
+# past the jam, then held to 1.1 s. Phantom period 7.5e-6 s (the coupling's force
+# capacity, above: m eta1 / h^2 per vertex of 1.5e-7 kg is 6e-5 N at 1e-3 s, 0.27 N at
+# 1.5e-5 s and 1.07 N at 7.5e-6 s, against legs pulled to 0.3-0.6 N): at 1e-3 s the
+# runs stopped at ~3 cm of pull; at 6e-5 s at 8.75 cm on a mesh-scale fold; at 3e-5 s
+# between 7.3 and 9.2 cm on a self-contact crush of the primary; at 1.5e-5 s the whole
+# 9 cm are pulled but in the hold the primary is crushed where its phantom has slipped
+# through the other ribbon's edge (a triangle at 0.16 of its area); at 7.5e-6 s the same
+# held knot heals (0.7-0.9) and holds (docs/performance.md, "At the paper's scale").
 # The U-turns stand on edge (TILT 90 degrees): flat, a U-turn drawn tighter is bent in
 # its own plane, and with a flat (symmetric) start the phantom's elastic solution
 # crushes its inner edge in-plane instead of buckling out of it; the first fine run
@@ -82,7 +85,7 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # 4096 layers. On edge, tightening a U-turn bends the ribbon out of its plane.
 FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLACK_FAR": 0.1,
         "PULL_SPEED": 0.1, "PULL_TIME": 0.9, "END_TIME": 1.1, "TILT": 0.5 * math.pi, "STIFFNESS": 20.0,
-        "H_IMP": 3e-5}
+        "H_IMP": 7.5e-6}
 FINE_BENDING = 1e-5
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
@@ -198,17 +201,19 @@ RUNTIME = ("phantom 2.9 min wall (4.8 s per frame), explicit AVI (phantom keys r
            "1.75 cm apart) and hold the legs at 1.0 N (explicit 1.45 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("not run to the end within a 3-hour session and not robust: with the binary of "
-                "2026-11-25 afternoon the phantom run pulled the whole "
-                "9 cm per end (turning points 16.0 -> 1.42 cm apart, legs at 0.27 N) in 43 min wall "
-                "(0.9 s; ~50 s per frame before contact) and held at "
-                "~20 min per held frame (1.40 cm, 0.26 N at 1.0 s), on one core of a 2-core AMD EPYC VM, 0 of 31 frames "
-                "intersecting; with that evening's binary (slacks rounded to floats) the same "
-                "trajectory parts from 0.37 s and, pulled on to 10 cm, stopped at 0.896 s on a "
-                "self-contact crush through 4096 layers (docs/performance.md); its U-turns stand on edge; "
-                "explicit AVI (phantom keys removed) takes "
-                "18 min for the first frame, before contact, against the phantom's 30 s at "
-                "h_imp 6e-5 s (36x)")
+FINE_RUNTIME = ("not yet run whole at 7.5e-6 s (about 4 h on one core: ~4 min per frame before "
+                "contact, ~15 min per held frame): from scratch with the binary of 2026-11-26 "
+                "night it reached 0.6 s in 64 min (end of the session; 0 of 19 frames "
+                "intersecting); at 1.5e-5 s a run pulled the whole 9 cm per end (turning points "
+                "16.0 -> 0.63 cm apart, legs at 0.6 N) in 107 min (an older binary) and held to 0.967 s, 0 of 30 "
+                "frames intersecting, but its primary was squashed to 0.16 of a triangle's area "
+                "where phantoms slipped through the other ribbon; that held knot, resumed at "
+                "7.5e-6 s, healed (0.71-0.90) and held to 1.1 s at 14-17 min per frame (0.89 cm, "
+                "0.48 N), 0 of 34 frames intersecting, on one core of a 2-core AMD EPYC VM; at "
+                "3e-5 s runs stopped on a self-contact crush between 0.73 and 0.92 s "
+                "(docs/performance.md); its U-turns stand on edge; explicit AVI (phantom keys "
+                "removed) takes 18 min for the first frame, before contact, against the "
+                "phantom's 30 s at h_imp 6e-5 s (36x)")
 
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
                "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
