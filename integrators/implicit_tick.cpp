@@ -205,8 +205,8 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     report.threshold = settings_.tolerance * (std::sqrt(inertia) + settings_.theta * std::sqrt(force));
   }
   Eigen::VectorXd g, d, z, z_old, g_old;
+  double e = energy(p, x);  // first: it takes ∇V too, which gradient() then reuses
   gradient(p, x, g);
-  double e = energy(p, x);
   int since_factor = 0;        // iterations since the factor was made or the tick began
   bool factor_fresh = refresh;  // the factor was made at this tick's current iterate
   if (refresh) {

@@ -108,6 +108,13 @@ class ImplicitTickSolver {
   void invalidate_factor() { have_factor_ = false; }
   /// Sparse Cholesky factorisations so far (Newton: one per iteration; NCG: refreshes).
   std::uint64_t factorizations() const { return factorizations_; }
+  /// ∇V at tick_point(q̃, x) if the last solve took it there (it does at the iterate
+  /// it accepts last), else null: the tick's closing ∇V need not be evaluated again.
+  const Eigen::VectorXd* potential_gradient_at(const Eigen::VectorXd& x) const {
+    return gradient_cached_ && gradient_point_.size() == x.size() && (gradient_point_.array() == x.array()).all()
+               ? &grad_at_point_
+               : nullptr;
+  }
 
  private:
   double energy(const TickProblem& p, const Eigen::VectorXd& x);

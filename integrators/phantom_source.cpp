@@ -132,7 +132,12 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   }
   const double theta = solver_->settings().theta;
   // ∇V where the tick evaluated it: the midpoint (q̃ + x)/2, or x for backward Euler.
+  // Right after the solve the solver usually holds it already (bit for bit the same).
   const auto tick_gradient = [&] {
+    if (const Eigen::VectorXd* cached = solver_->potential_gradient_at(x_)) {
+      g_prev_ = *cached;
+      return;
+    }
     ImplicitTickSolver::tick_point(q_tilde_, x_, theta, tick_point_);
     potential_->gradient(tick_point_, g_prev_);
   };

@@ -211,6 +211,12 @@ TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta 
   Vec3 net = Vec3::Zero();
   for (std::size_t a = 0; a < n; ++a) net += damping.segment<3>(3 * a);
   CHECK(net.norm() <= 1e-12 * scale * double(n));
+  // The solver keeps grad V where it accepted its last iterate: PhantomSource takes the
+  // tick's closing gradient from there, so it must be the fresh one, bit for bit.
+  const Eigen::VectorXd* kept = solver.potential_gradient_at(x);
+  REQUIRE(kept != nullptr);
+  CHECK(*kept == g);
+  CHECK(solver.potential_gradient_at(p.y) == nullptr);
 }
 
 TEST_CASE("a body's fused value and gradient are its value and gradient, bit for bit") {
