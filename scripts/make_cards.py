@@ -61,9 +61,9 @@ STIFF_PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "tick_rule":
 # stack, and a tighter far slack makes their certificates last longer; both measured on
 # the first 0.3 s (same section).
 STIFF_CELL, STIFF_SLACK_FAR = 0.003, 0.1
-STIFF_RUNTIME = ("66 s on one core of a 2-core AMD EPYC VM, Release (3.7 s per frame, median of 3; "
-                 "explicit AVI 65 min, 58x slower: docs/performance.md), contact certificates 44 % "
-                 "of it; 0 intersecting frames in both (2026-11-26)")
+STIFF_RUNTIME = ("61 s on one core of a 2-core AMD EPYC VM, the other core busy, Release (3.4 s per "
+                 "frame, median of 3; explicit AVI 60 min, one run, 58x slower: docs/performance.md), "
+                 "contact certificates 40 % of it; 0 intersecting frames in both (2026-11-27)")
 STIFF_DESCRIPTION = ("The phantom-mesh paper's card riffle with its extremely stiff cards: 8 cards "
                      "(792 vertices) whose membrane is 84 times card stock's (E·t = 4.2e7 N/m, so that "
                      "explicit AVI needs the paper's step, 2.2e-7 s) and whose bending is card stock's, "
@@ -134,9 +134,9 @@ def card(i, keyframes, material, phantom):
 
 
 # Measured with `clockwork run demos/cards.json` (Release build).
-RUNTIME = ("62 s on one core of a 2-core AMD EPYC VM, Release (3.4 s per frame; "
-           "explicit AVI 10.3 min, 10.1x slower; medians of 3), contact certificates 80 % of "
-           "it; 0 intersecting frames in both (2026-11-26, docs/performance.md)")
+RUNTIME = ("36 s on one core of a 2-core AMD EPYC VM, the other core busy, Release (2.0 s per "
+           "frame, median of 3; explicit AVI 7.1 min, one run, 11.8x slower), contact certificates "
+           "71 % of it; 0 intersecting frames in both (2026-11-27, docs/performance.md)")
 
 DESCRIPTION = ("The phantom-mesh paper's card riffle: 8 stiff cards of real card stock "
                "(792 vertices; the paper's cards, by its explicit step, are about 84 times "

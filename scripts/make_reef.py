@@ -195,10 +195,10 @@ def ribbon(name, flip):
 
 
 # Measured with clockwork run --profile on both variants (Release), docs/performance.md.
-RUNTIME = ("phantom 2.9 min wall (4.8 s per frame), explicit AVI (phantom keys removed) 3.8 min "
-           "(6.3 s per frame), medians of 3, each on one core of a 2-core AMD EPYC VM (2026-11-26); 0 "
-           "intersecting frames in both; both jam at 8.7 cm of pull (turning points 1.74 and "
-           "1.75 cm apart) and hold the legs at 1.0 N (explicit 1.45 N)")
+RUNTIME = ("phantom 1.7 min wall (2.9 s per frame, median of 3), explicit AVI (phantom keys "
+           "removed) 3.8 min (6.4 s per frame, one run), each on one core of a 2-core AMD EPYC VM, "
+           "the other core busy (2026-11-27); 0 intersecting frames in both; both jam at 8.7 cm of "
+           "pull (turning points 1.74 and 1.78 cm apart) and hold the legs at 1.0 N (explicit 1.5 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
 FINE_RUNTIME = ("not yet run whole in one piece (about 3.5 h on one core: ~3.5 min per frame "
