@@ -51,8 +51,7 @@ double ImplicitTickSolver::damping_term(const TickProblem& p, const Eigen::Vecto
 
 void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x,
                                   Eigen::VectorXd& g) {
-  const bool cached = gradient_cached_ && (gradient_point_.array() == x.array()).all();
-  if (!cached) {
+  if (!potential_gradient_at(x)) {
     evaluation_point(p, x);
     potential_.gradient(mid_, grad_at_point_);
     gradient_point_ = x;

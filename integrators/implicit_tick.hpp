@@ -111,9 +111,9 @@ class ImplicitTickSolver {
   /// ∇V at tick_point(q̃, x) if the last solve took it there (it does at the iterate
   /// it accepts last), else null: the tick's closing ∇V need not be evaluated again.
   const Eigen::VectorXd* potential_gradient_at(const Eigen::VectorXd& x) const {
-    return gradient_cached_ && gradient_point_.size() == x.size() && (gradient_point_.array() == x.array()).all()
-               ? &grad_at_point_
-               : nullptr;
+    const bool here = gradient_cached_ && gradient_point_.size() == x.size() &&
+                      (gradient_point_.array() == x.array()).all();
+    return here ? &grad_at_point_ : nullptr;
   }
 
  private:
