@@ -15,6 +15,13 @@ struct ContactParameters {
   /// Per-vertex slacks that widen where velocities jitter (Kernel::set_adaptive_slack),
   /// up to ContactSystem::kMaxSlackFactor × the level's slack.
   bool adaptive_slack = true;
+  /// Radius ρ of the position envelopes that vertices whose velocities jitter beyond
+  /// the far level's widest slack switch to (m, 0: off; needs adaptive_slack; below
+  /// (kExpandClearance − 1) η1 / 2, so that a triangle pair renewed at its clearance
+  /// still has room for two balls). docs/contact.md "Position envelopes".
+  double position_slack = 0.0;
+  /// The largest position_slack, × η1.
+  static constexpr double kMaxPositionSlack = 0.125;
   int max_layers = 4096;   ///< safety net: a pair this deep means the input was broken
   /// Per-vertex layer periods (docs/contact.md "Stacked layers"): a layer touching a
   /// vertex that several pushing layers load fires at the period that vertex's total

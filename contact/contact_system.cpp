@@ -165,6 +165,9 @@ void ContactSystem::start() {
     // The margins of both levels' certificates are made of thicknesses η1.
     kernel_.set_adaptive_slack(kNear, params_.eta1, kMaxSlackFactor);
     kernel_.set_adaptive_slack(kFar, params_.eta1, kMaxSlackFactor);
+    // A triangle pair renewed at its clearance keeps room for a ball on each side.
+    static_assert(ContactParameters::kMaxPositionSlack <= 0.5 * (kExpandClearance - 1.0));
+    if (params_.position_slack > 0.0) kernel_.enable_position_envelopes(kFar, params_.position_slack);
   }
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
@@ -203,19 +206,25 @@ StencilPositions<4> ContactSystem::positions(const Pair& p, double t) const {
 
 StencilPositions<6> ContactSystem::positions(const TrianglePair& tp, double t) const {
   StencilPositions<6> x;
-  for (int i = 0; i < 3; ++i) {
-    x.col(i) = kernel_.state().position_at(triangles_[tp.a].v[i], t);
-    x.col(3 + i) = kernel_.state().position_at(triangles_[tp.b].v[i], t);
-  }
+  for_each_of_six(tp, [&](int i, Index a) { x.col(i) = kernel_.state().position_at(a, t); });
   return x;
+}
+
+StencilPositions<6> ContactSystem::envelope_positions(const TrianglePair& tp, double t) const {
+  StencilPositions<6> x;
+  for_each_of_six(tp, [&](int i, Index a) { x.col(i) = kernel_.envelope_position(kFar, a, t); });
+  return x;
+}
+
+StencilSlack<6> ContactSystem::envelope_radii(const TrianglePair& tp) const {
+  StencilSlack<6> r;
+  for_each_of_six(tp, [&](int i, Index a) { r[i] = kernel_.envelope_radius(kFar, a); });
+  return r;
 }
 
 StencilPositions<6> ContactSystem::envelope_velocities(const TrianglePair& tp) const {
   StencilPositions<6> v;
-  for (int i = 0; i < 3; ++i) {
-    v.col(i) = kernel_.envelope_velocity(kFar, triangles_[tp.a].v[i]);
-    v.col(3 + i) = kernel_.envelope_velocity(kFar, triangles_[tp.b].v[i]);
-  }
+  for_each_of_six(tp, [&](int i, Index a) { v.col(i) = kernel_.envelope_velocity(kFar, a); });
   return v;
 }
 
@@ -227,10 +236,7 @@ StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
 
 StencilSlack<6> ContactSystem::envelope_slacks(const TrianglePair& tp) const {
   StencilSlack<6> d;
-  for (int i = 0; i < 3; ++i) {
-    d[i] = kernel_.velocity_slack(kFar, triangles_[tp.a].v[i]);
-    d[3 + i] = kernel_.velocity_slack(kFar, triangles_[tp.b].v[i]);
-  }
+  for_each_of_six(tp, [&](int i, Index a) { d[i] = kernel_.velocity_slack(kFar, a); });
   return d;
 }
 
@@ -551,11 +557,14 @@ void ContactSystem::certify_triangle_pair(EventSlot slot, double t, double clear
   const StencilPositions<6> x = positions(tp, t);
   const TriangleGap gap = triangle_pair_gap(x);
   if (gap.distance > clearance) {
+    // The slab is made for the envelopes: a vertex in a ball counts as all of it.
+    const StencilPositions<6> xe = envelope_positions(tp, t);
+    const StencilSlack<6> radii = envelope_radii(tp);
     const StencilPositions<6> v = envelope_velocities(tp);
     const Vec3 n = (-gap.y / gap.distance).normalized();
-    const std::optional<Slab> slab = separation_slab<6>(x, 3, n, v, t, params_.eta1);
+    const std::optional<Slab> slab = separation_slab<6>(xe, 3, n, v, t, params_.eta1, radii);
     if (slab) {
-      const double tf = slab_failure_time<6>(*slab, 3, x, v, t, envelope_slacks(tp));
+      const double tf = slab_failure_time<6>(*slab, 3, xe, v, t, envelope_slacks(tp), radii);
       ++counters_.slab_evaluations;
       if (tf > t) {
         tp.slab = *slab;
@@ -646,8 +655,8 @@ void ContactSystem::triangle_pair_support_changed(EventSlot slot) {
   TrianglePair& tp = triangle_pairs_[slot];
   if (!tp.alive || tp.expanded) return;
   const double t = kernel_.now();
-  const double tf = slab_failure_time<6>(tp.slab, 3, positions(tp, t), envelope_velocities(tp), t,
-                                         envelope_slacks(tp));
+  const double tf = slab_failure_time<6>(tp.slab, 3, envelope_positions(tp, t), envelope_velocities(tp),
+                                         t, envelope_slacks(tp), envelope_radii(tp));
   ++counters_.slab_evaluations;
   if (tf < kNever) kernel_.reschedule_no_later(triangle_pair_kind_, slot, std::max(tf, t));
   else kernel_.cancel(triangle_pair_kind_, slot);
@@ -663,13 +672,15 @@ std::uint64_t ContactSystem::cell_key(int i, int j, int k) {
 
 ContactSystem::CellRange ContactSystem::cells_of(const Triangle& tri, double t) const {
   // Box grown by η(1)/2 (two triangles within η(1) then overlap) plus an eighth of a
-  // cell of hysteresis, so that a range just recomputed does not fail at once.
+  // cell of hysteresis, so that a range just recomputed does not fail at once. A
+  // vertex in a position envelope counts as its whole ball.
   const double grow = 0.5 * params_.eta1 + 0.125 * params_.cell_size;
   Vec3 lo = Vec3::Constant(kNever), hi = Vec3::Constant(-kNever);
   for (Index a : tri.v) {
-    const Vec3 x = kernel_.state().position_at(a, t);
-    lo = lo.cwiseMin(x);
-    hi = hi.cwiseMax(x);
+    const Vec3 x = kernel_.envelope_position(kFar, a, t);
+    const double r = kernel_.envelope_radius(kFar, a);
+    lo = lo.cwiseMin(x - Vec3::Constant(r));
+    hi = hi.cwiseMax(x + Vec3::Constant(r));
   }
   CellRange r;
   for (int k = 0; k < 3; ++k) {
@@ -681,23 +692,26 @@ ContactSystem::CellRange ContactSystem::cells_of(const Triangle& tri, double t) 
 
 double ContactSystem::grid_failure_time(const Triangle& tri, double t) const {
   // The certificate: every vertex, grown by η(1)/2, stays inside the range's box,
-  // for any velocity within the vertex's envelope (centre u, slack δ).
-  const double grow = 0.5 * params_.eta1;
+  // for any velocity within the vertex's envelope (centre u, slack δ), or for any
+  // position in its ball (grown by the radius too; u and δ are then 0).
   const double c = params_.cell_size;
   double tf = kNever;
   for (Index a : tri.v) {
+    const double radius = kernel_.envelope_radius(kFar, a);
+    const double grow = 0.5 * params_.eta1 + radius;
     const double slack = kernel_.velocity_slack(kFar, a);
-    const Vec3 x = kernel_.state().position_at(a, t);
+    const Vec3 x = kernel_.envelope_position(kFar, a, t);
     const Vec3& u = kernel_.envelope_velocity(kFar, a);
     for (int k = 0; k < 3; ++k) {
-      if (u[k] - slack < 0.0) {
-        const double gap = x[k] - grow - tri.range.lo[k] * c;
-        tf = std::min(tf, t + std::max(0.0, gap) / (slack - u[k]));
+      const double below = x[k] - grow - tri.range.lo[k] * c;
+      const double above = (tri.range.hi[k] + 1) * c - (x[k] + grow);
+      if (radius > 0.0) {
+        // A ball holds or fails at once: it does not move.
+        if (below < 0.0 || above < 0.0) return t;
+        continue;
       }
-      if (u[k] + slack > 0.0) {
-        const double gap = (tri.range.hi[k] + 1) * c - (x[k] + grow);
-        tf = std::min(tf, t + std::max(0.0, gap) / (u[k] + slack));
-      }
+      if (u[k] - slack < 0.0) tf = std::min(tf, t + std::max(0.0, below) / (slack - u[k]));
+      if (u[k] + slack > 0.0) tf = std::min(tf, t + std::max(0.0, above) / (u[k] + slack));
     }
   }
   return tf;
@@ -753,6 +767,28 @@ void ContactSystem::grid_support_changed(EventSlot slot) {
 }
 
 // --- bookkeeping ---------------------------------------------------------------------
+
+double ContactSystem::far_certificate_violation(double t) const {
+  double worst = -kNever;
+  for (const TrianglePair& tp : triangle_pairs_) {
+    if (!tp.alive || tp.expanded) continue;
+    const Slab& slab = tp.slab;
+    const double m = slab.m0 + slab.m_rate * (t - slab.t0);
+    const StencilPositions<6> x = positions(tp, t);
+    for (int i = 0; i < 6; ++i) {
+      const double s = slab.normal.dot(x.col(i));
+      worst = std::max(worst, i < 3 ? s - (m - slab.half_width) : (m + slab.half_width) - s);
+    }
+  }
+  const double c = params_.cell_size, grow = 0.5 * params_.eta1;
+  for (const Triangle& tri : triangles_)
+    for (Index a : tri.v) {
+      const Vec3 x = kernel_.state().position_at(a, t);
+      for (int k = 0; k < 3; ++k)
+        worst = std::max({worst, tri.range.lo[k] * c - (x[k] - grow), (x[k] + grow) - (tri.range.hi[k] + 1) * c});
+    }
+  return worst;
+}
 
 double ContactSystem::potential_energy(const VertexState&, double t) const {
   double sum = 0.0;

@@ -82,6 +82,11 @@ class ContactSystem {
   /// in the tick").
   void near_pairs(Index first, Index count, std::vector<NearPair>& out) const;
   const ContactParameters& params() const { return params_; }
+  /// Brute force, for tests: how far (m) the actual positions at time t break the far
+  /// certificates — the slabs of collapsed triangle pairs and the grid ranges (each
+  /// vertex, grown by η1/2, inside its triangle's box); 0 or less when all hold, as they
+  /// must between events.
+  double far_certificate_violation(double t) const;
   ContactCounters counters() const;
   /// Times every contact handler (two clock reads each); off by default.
   /// Σ over active layers of ½ r(l) (d − η(l))² at time t (positions read, not synced).
@@ -153,8 +158,21 @@ class ContactSystem {
     std::size_t operator()(const PairKey& k) const;
   };
 
+  /// f(i, vertex) for the six vertices of a triangle pair's support, A's first.
+  template <typename F>
+  void for_each_of_six(const TrianglePair& tp, F&& f) const {
+    for (int i = 0; i < 3; ++i) {
+      f(i, triangles_[tp.a].v[i]);
+      f(3 + i, triangles_[tp.b].v[i]);
+    }
+  }
   StencilPositions<4> positions(const Pair& p, double t) const;
   StencilPositions<6> positions(const TrianglePair& tp, double t) const;
+  /// Where the far certificates take the support to be from t on: positions, or the
+  /// anchors of the vertices in position envelopes (Kernel::envelope_position), and
+  /// those balls' radii (0 for the others).
+  StencilPositions<6> envelope_positions(const TrianglePair& tp, double t) const;
+  StencilSlack<6> envelope_radii(const TrianglePair& tp) const;
   /// Centres of the support's velocity envelopes (Kernel::envelope_velocity).
   StencilPositions<6> envelope_velocities(const TrianglePair& tp) const;
   StencilPositions<4> envelope_velocities(const Pair& p) const;

@@ -36,17 +36,23 @@ struct Slab {
 /// (max over A, min over B of n·v): if those two vertices are the extreme ones, both
 /// reach the slab at once, when the gap has closed to the threshold — the longest
 /// life any slab with this normal can have.
+///
+/// With radii ρ_i > 0 a vertex is a ball of that radius around x_i (a position
+/// envelope, Kernel::enable_position_envelopes; its v_i is then 0): the slab keeps
+/// the whole ball on its side.
 template <int N>
 std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, const Vec3& n,
-                                    const StencilPositions<N>& v, double t0, double threshold) {
+                                    const StencilPositions<N>& v, double t0, double threshold,
+                                    const Eigen::Matrix<double, 1, N>& radius =
+                                        Eigen::Matrix<double, 1, N>::Zero()) {
   double a_max = -kNever, b_min = kNever, va_max = -kNever, vb_min = kNever;
   for (int i = 0; i < N; ++i) {
     const double s = n.dot(x.col(i)), r = n.dot(v.col(i));
     if (i < split) {
-      a_max = std::max(a_max, s);
+      a_max = std::max(a_max, s + radius[i]);
       va_max = std::max(va_max, r);
     } else {
-      b_min = std::min(b_min, s);
+      b_min = std::min(b_min, s - radius[i]);
       vb_min = std::min(vb_min, r);
     }
   }
@@ -68,20 +74,22 @@ using StencilSlack = Eigen::Matrix<double, 1, N>;
 /// positions x at t_now and constant velocities v; kNever if none does. If the slab
 /// is already violated at t_now, returns t_now. With slacks δ_i > 0 the time holds for
 /// every velocity history with |v_i(t) − v_i| ≤ δ_i (velocity envelopes): each margin
-/// then shrinks at most δ_i faster.
+/// then shrinks at most δ_i faster. A radius ρ_i > 0 makes vertex i a ball around x_i
+/// (its v_i and δ_i 0: a position envelope), whose margin is ρ_i less.
 template <int N>
 double slab_failure_time(const Slab& slab, int split, const StencilPositions<N>& x,
-                         const StencilPositions<N>& v, double t_now, const StencilSlack<N>& slack) {
+                         const StencilPositions<N>& v, double t_now, const StencilSlack<N>& slack,
+                         const StencilSlack<N>& radius = StencilSlack<N>::Zero()) {
   const double m_now = slab.m0 + slab.m_rate * (t_now - slab.t0);
   double tf = kNever;
   for (int i = 0; i < N; ++i) {
     // Margin g(t) = g0 + g_rate (t − t_now) must stay >= 0.
     double g0, g_rate;
     if (i < split) {
-      g0 = (m_now - slab.half_width) - slab.normal.dot(x.col(i));
+      g0 = (m_now - slab.half_width) - slab.normal.dot(x.col(i)) - radius[i];
       g_rate = slab.m_rate - slab.normal.dot(v.col(i)) - slack[i];
     } else {
-      g0 = slab.normal.dot(x.col(i)) - (m_now + slab.half_width);
+      g0 = slab.normal.dot(x.col(i)) - (m_now + slab.half_width) - radius[i];
       g_rate = slab.normal.dot(v.col(i)) - slab.m_rate - slack[i];
     }
     if (g0 <= 0.0) return t_now;

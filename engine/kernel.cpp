@@ -14,6 +14,89 @@ Kernel::~Kernel() {
         if (e.owner) e.owner->support_size = 0;
 }
 
+namespace {
+
+/// The exits of vertices from their position envelopes (slot: the vertex).
+class BallSource final : public EventSource {
+ public:
+  std::string_view name() const override { return "certificate:ball"; }
+  double process(EventSlot slot, double t, Kernel& kernel) override {
+    return kernel.ball_event(static_cast<Index>(slot), t);
+  }
+};
+
+}  // namespace
+
+void Kernel::enable_position_envelopes(int level, double radius) {
+  assert(level > 0 && level < kEnvelopeLevels && radius > 0.0 && ball_level_ == 0);
+  assert(reach_[level] > 0.0 && slack_[level] > 0.0 && "position envelopes need the adaptive slack");
+  assert(envelope_[level].size() == state_.size() && "finalize_vertices() first");
+  ball_level_ = level;
+  ball_radius_ = radius;
+  balls_.assign(state_.size(), Ball{});
+  ball_kind_ = add_source(std::make_unique<BallSource>());
+}
+
+void Kernel::enter_ball(int l, Index a) {
+  Envelope& e = envelope_[l][a];
+  Ball& b = balls_[a];
+  b.anchor = state_.position_at(a, now_);
+  b.shadow = state_.velocity(a);
+  b.shadow_exits = 0;
+  e.centre = Vec3::Zero();
+  e.slack = -0.0f;
+  e.since = float(now_);
+  ++ball_entries_;
+  reschedule(ball_kind_, a, ball_exit_time(a, now_));
+}
+
+void Kernel::ball_velocity_changed(int l, Index a) {
+  Ball& b = balls_[a];
+  const Vec3& v = state_.velocity(a);
+  const double cap = slack_cap(l);
+  if ((v - b.shadow).squaredNorm() > cap * cap) {
+    b.shadow = v;
+    ++b.shadow_exits;
+  }
+  reschedule_no_later(ball_kind_, a, ball_exit_time(a, now_));
+}
+
+double Kernel::ball_exit_time(Index a, double t) const {
+  const Vec3 d = state_.position_at(a, t) - balls_[a].anchor;
+  const Vec3& v = state_.velocity(a);
+  const double r = ball_radius_ * (1.0 - 1e-6);
+  const double c = d.squaredNorm() - r * r;
+  if (c >= 0.0) return t;
+  const double vv = v.squaredNorm();
+  if (vv == 0.0) return kNever;
+  // |d + v s| = r at the positive root (c < 0: the discriminant is positive).
+  const double b = d.dot(v);
+  return t + (std::sqrt(b * b - vv * c) - b) / vv;
+}
+
+double Kernel::ball_event(Index a, double t) {
+  const int l = ball_level_;
+  const double r = ball_radius_ * (1.0 - 2e-6);
+  if ((state_.position_at(a, t) - balls_[a].anchor).squaredNorm() < r * r)
+    return ball_exit_time(a, t);  // moved earlier by a velocity since changed again
+  ++ball_exits_;
+  if (!dependents_[l][a].empty()) touched_[l].push_back(a);
+  Ball& b = balls_[a];
+  if (b.shadow_exits >= 2) {
+    b.anchor = state_.position_at(a, t);
+    b.shadow = state_.velocity(a);
+    b.shadow_exits = 0;
+    return ball_exit_time(a, t);
+  }
+  // The vertex went through its ball with (nearly) one velocity: the velocity
+  // envelope, at its widest, serves it better.
+  Envelope& e = envelope_[l][a];
+  e.centre = state_.velocity(a);
+  e.slack = float(slack_cap(l));
+  e.since = float(t);
+  return kNever;
+}
+
 EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
   assert(sources_.size() < 0xffff);
   const auto kind = static_cast<EventKind>(sources_.size());
@@ -114,7 +197,7 @@ void Kernel::attach(Certificate& c, Index a) {
   const int l = c.envelope;
   // A velocity set without velocity_changed (scene set-up) may lie outside the
   // envelope: re-centre it, and let the others who rely on it reschedule.
-  if (l > 0 && leaves_envelope(l, envelope_[l][a], state_.velocity(a))) {
+  if (l > 0 && !in_ball(envelope_[l][a]) && leaves_envelope(l, envelope_[l][a], state_.velocity(a))) {
     envelope_[l][a].centre = state_.velocity(a);
     if (!dependents_[l][a].empty()) touched_[l].push_back(a);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cmath>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -79,11 +80,18 @@ class Kernel {
   void velocity_changed(Index a) {
     if (!dependents_[0][a].empty()) touched_[0].push_back(a);
     for (int l = 1; l < kEnvelopeLevels; ++l) {
-      if (dependents_[l][a].empty()) continue;
       Envelope& e = envelope_[l][a];
+      // A ball holds whatever the velocity: only its exit time moves (even with no
+      // dependents, so that the ball is still valid when one attaches).
+      if (in_ball(e)) [[unlikely]] {
+        ball_velocity_changed(l, a);
+        continue;
+      }
+      if (dependents_[l][a].empty()) continue;
       if (leaves_envelope(l, e, state_.velocity(a))) {
         e.centre = state_.velocity(a);
         touched_[l].push_back(a);
+        if (saturated_exit_ && l == ball_level_) enter_ball(l, a);
       }
     }
   }
@@ -109,6 +117,35 @@ class Kernel {
     reach_[level] = reach;
     max_factor_[level] = max_factor;
   }
+  /// Position envelopes at `level` (docs/contact.md "Position envelopes"; needs the
+  /// adaptive slack). A vertex whose velocity leaves even the widest envelope again
+  /// and again (a vertex rattling in a jam: kicked by layers and by the phantom tick
+  /// in turn) is bounded by position instead: while in its *ball* it stays within
+  /// `radius` of an anchor p_a, whatever its velocity. Its certificates see the
+  /// anchor (envelope_position), the radius (envelope_radius) and a zero velocity
+  /// envelope (centre 0, slack 0), and are rescheduled only when the vertex leaves
+  /// the ball — an event of kind "certificate:ball" at the exit time of its linear
+  /// path, moved earlier as its velocity changes. On an exit the ball re-centres on
+  /// the vertex if its velocity would have left the widest envelope at least twice
+  /// meanwhile (the ball saved reschedules), else the vertex returns to its velocity
+  /// envelope. Call after finalize_vertices(), set_velocity_slack() and
+  /// set_adaptive_slack() of the level, before certificates attach.
+  void enable_position_envelopes(int level, double radius);
+  /// Where a certificate of `level` takes vertex a to be from time t on: the anchor
+  /// of its ball, or its position at t.
+  Vec3 envelope_position(int level, Index a, double t) const {
+    return in_ball(envelope_[level][a]) ? balls_[a].anchor : state_.position_at(a, t);
+  }
+  /// The ball's radius for a vertex in one, else 0.
+  double envelope_radius(int level, Index a) const {
+    return in_ball(envelope_[level][a]) ? ball_radius_ : 0.0;
+  }
+  bool in_ball(int level, Index a) const { return level > 0 && in_ball(envelope_[level][a]); }
+  /// Entries into balls and exits from them so far.
+  std::uint64_t ball_entries() const { return ball_entries_; }
+  std::uint64_t ball_exits() const { return ball_exits_; }
+  /// Processes vertex a's ball event at t (the "certificate:ball" source).
+  double ball_event(Index a, double t);
   /// The level's slack δ (the base of the adaptive per-vertex slacks).
   double velocity_slack(int level) const { return slack_[level]; }
   /// Vertex a's slack δ_a at `level` (the level's δ unless adaptive).
@@ -184,14 +221,21 @@ class Kernel {
     float slack = 0.0f;  ///< δ_a
     float since = 0.0f;  ///< time of the last exit or change of δ_a
   };
-  /// Whether velocity v leaves e (adapting δ_a first: set_adaptive_slack).
+  /// A vertex in a ball has centre 0 and slack −0: certificates read a zero envelope,
+  /// and the sign bit tells the ball apart from a level whose slack is 0.
+  static bool in_ball(const Envelope& e) { return std::signbit(e.slack); }
+  /// Whether velocity v leaves e (adapting δ_a first: set_adaptive_slack). An exit
+  /// that comes quickly with δ_a already at its cap sets saturated_exit_.
   bool leaves_envelope(int l, Envelope& e, const Vec3& v) {
     const double d2 = (v - e.centre).squaredNorm();
     if (reach_[l] > 0.0) {
+      saturated_exit_ = false;
       const double slack = e.slack;
       const double covered = (now_ - double(e.since)) * slack;
       if (d2 > slack * slack) {
-        if (covered < 0.25 * reach_[l]) e.slack = float(std::min(2.0 * slack, max_factor_[l] * slack_[l]));
+        const double cap = max_factor_[l] * slack_[l];
+        saturated_exit_ = covered < 0.25 * reach_[l] && slack >= double(float(cap));
+        if (covered < 0.25 * reach_[l]) e.slack = float(std::min(2.0 * slack, cap));
         e.since = float(now_);
         return true;
       }
@@ -204,6 +248,19 @@ class Kernel {
     }
     return d2 > double(e.slack) * double(e.slack);
   }
+  /// A vertex's position envelope (enable_position_envelopes).
+  struct Ball {
+    Vec3 anchor = Vec3::Zero();
+    Vec3 shadow = Vec3::Zero();  ///< the widest velocity envelope's centre, followed
+    int shadow_exits = 0;        ///< its exits since the ball was anchored
+  };
+  void enter_ball(int l, Index a);
+  void ball_velocity_changed(int l, Index a);
+  /// When vertex a's linear path from time t leaves its ball (shrunk by a millionth,
+  /// so that rounding never puts it outside the radius its certificates assume).
+  double ball_exit_time(Index a, double t) const;
+  /// The widest slack of level l (its cap).
+  double slack_cap(int l) const { return double(float(max_factor_[l] * slack_[l])); }
   struct SlotHandle {
     double time = 0.0;  ///< the event's time while scheduled (reschedule_no_later)
     EventQueue::Handle handle{};
@@ -222,6 +279,12 @@ class Kernel {
   std::array<std::vector<Envelope>, kEnvelopeLevels> envelope_;  ///< [0] unused
   std::array<double, kEnvelopeLevels> slack_{}, reach_{}, max_factor_{};
   std::uint64_t envelope_exits_ = 0;
+  bool saturated_exit_ = false;  ///< set by leaves_envelope
+  int ball_level_ = 0;           ///< 0: no position envelopes
+  double ball_radius_ = 0.0;
+  EventKind ball_kind_ = 0;
+  std::vector<Ball> balls_;
+  std::uint64_t ball_entries_ = 0, ball_exits_ = 0;
   std::array<std::vector<Index>, kEnvelopeLevels> touched_;
   std::vector<Certificate*> pending_;
   std::vector<SharedMass> shared_mass_;

@@ -25,7 +25,8 @@ std::optional<double> auto_or_number(const std::optional<JsonField>& f, bool zer
 
 ContactSettings read_contact_settings(const JsonField& f) {
   f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
-                 "max_layers", "slack_near", "slack_far", "adaptive_slack", "vertex_periods"});
+                 "max_layers", "slack_near", "slack_far", "adaptive_slack", "vertex_periods",
+                 "position_slack"});
   ContactSettings s;
   s.thickness = auto_or_number(f.find("thickness"));
   s.stiffness = auto_or_number(f.find("stiffness"));
@@ -36,6 +37,7 @@ ContactSettings read_contact_settings(const JsonField& f) {
   s.slack_far = auto_or_number(f.find("slack_far"), /*zero_ok=*/true);
   if (auto m = f.find("adaptive_slack")) s.adaptive_slack = m->boolean();
   if (auto m = f.find("vertex_periods")) s.vertex_periods = m->boolean();
+  if (auto m = f.find("position_slack")) s.position_slack = m->non_negative();
   if (auto m = f.find("safety")) {
     s.safety = m->number();
     if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
@@ -66,6 +68,15 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   p.friction = s.friction;
   p.adaptive_slack = s.adaptive_slack;
   p.vertex_periods = s.vertex_periods;
+  if (s.position_slack > 0.0) {
+    const JsonField field = where.at("position_slack");
+    if (!s.adaptive_slack) field.fail("needs the adaptive slack (adaptive_slack true)");
+    if (!(p.slack_far > 0.0)) field.fail("needs slack_far > 0");
+    if (!(s.position_slack < ContactParameters::kMaxPositionSlack * p.eta1))
+      field.fail(fmt::format("must be below thickness / 8 ({} m)",
+                             ContactParameters::kMaxPositionSlack * p.eta1));
+  }
+  p.position_slack = s.position_slack;
   p.min_mass = scale.min_mass;
   p.max_layers = s.max_layers;
   return p;

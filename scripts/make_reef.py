@@ -83,12 +83,18 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # crushes its inner edge in-plane instead of buckling out of it; the first fine run
 # (flat) stopped at 0.14 s with an edge-edge pair of adjacent rows in a U-turn through
 # 4096 layers. On edge, tightening a U-turn bends the ribbon out of its plane.
+# Position envelopes of 0.04 mm (eta1 / 10; docs/contact.md "Position envelopes"): in the
+# jam ~150 vertices rattle at 3-57 m/s between the layers and their phantoms, each
+# velocity change leaving even the widest velocity envelope and rescheduling its
+# 200-1250 triangle-pair certificates; in balls they reschedule them only when they
+# have moved 0.04 mm (held frames about twice as fast).
 FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLACK_FAR": 0.1,
         "PULL_SPEED": 0.1, "PULL_TIME": 0.9, "END_TIME": 1.1, "TILT": 0.5 * math.pi, "STIFFNESS": 20.0,
-        "H_IMP": 7.5e-6}
+        "H_IMP": 7.5e-6, "POSITION_SLACK": 4e-5}
 FINE_BENDING = 1e-5
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
+POSITION_SLACK = None  # m, radius of the far certificates' position envelopes (None: off)
 
 
 def ya(x):
@@ -201,8 +207,9 @@ RUNTIME = ("phantom 1.7 min wall (2.9 s per frame, median of 3), explicit AVI (p
            "pull (turning points 1.74 and 1.78 cm apart) and hold the legs at 1.0 N (explicit 1.5 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("not yet run whole in one piece (about 3.5 h on one core: ~3.5 min per frame "
-                "before contact, 13-18 min per frame from 0.9 s): from scratch with the binary of "
+FINE_RUNTIME = ("not yet run whole in one piece (about 2 h on one core: ~2 min per frame "
+                "before contact; held, 3 ms cost 27 s with the position envelopes against 59 s "
+                "without, which took 13-18 min per held frame): from scratch with the binary of "
                 "2026-11-26 night it pulled the whole 9 cm per end by 0.9 s in 109 min (turning "
                 "points 16.0 -> 0.63 cm apart, legs at 0.79 N) and held the 0.933 s frame (0.74 "
                 "cm, 0.56 N; smallest primary area ratio 0.65) 18 min later, 0 of 29 frames "
@@ -229,7 +236,7 @@ def main():
     ap.add_argument("runtime", nargs="?")
     ap.add_argument("--fine", action="store_true")
     for opt in ("edge", "thickness", "cell", "bending", "stiffness", "pull_speed", "pull_time",
-                "end_time", "h_imp"):
+                "end_time", "h_imp", "position_slack"):
         ap.add_argument("--" + opt.replace("_", "-"), type=float)
     ap.add_argument("--across", type=int)
     ap.add_argument("--frame-rate", type=int)
@@ -240,7 +247,7 @@ def main():
         g.update(FINE)
         MATERIAL["bending"] = FINE_BENDING
     for opt in ("edge", "across", "thickness", "cell", "stiffness", "pull_speed", "pull_time",
-                "end_time", "frame_rate", "h_imp"):
+                "end_time", "frame_rate", "h_imp", "position_slack"):
         if getattr(args, opt) is not None:
             g[opt.upper()] = getattr(args, opt)
     if args.bending is not None:
@@ -268,6 +275,8 @@ def main():
     }
     if STIFFNESS is not None:
         scene["contact"]["stiffness"] = STIFFNESS
+    if POSITION_SLACK is not None:
+        scene["contact"]["position_slack"] = POSITION_SLACK
     with open(out, "w") as f:
         json.dump(scene, f, separators=(",", ":"))
         f.write("\n")

@@ -387,6 +387,38 @@ TEST_CASE("reef knot resumed in contact (phantom): layers rebuilt, no intersecti
   CHECK(std::abs(gap_resumed - gap_whole) < 1e-4);
 }
 
+TEST_CASE("reef knot with position envelopes (phantom): every far certificate holds between events, no intersection") {
+  // demos/reef.json with "position_slack" η1/10 (docs/contact.md "Position envelopes")
+  // and a far slack of 0.01 m/s (cap 0.08 m/s, which the pressed vertices leave),
+  // pulled to 0.5 s (the ribbons pressed together from 0.07 s): vertices go into balls,
+  // and at every 2 ms every collapsed triangle pair's slab and every grid range holds
+  // for the actual positions (brute force over all of them), and no triangles cross.
+  nlohmann::json doc = demo_json("reef.json");
+  doc["contact"]["position_slack"] = 0.1 * doc["contact"]["thickness"].get<double>();
+  doc["contact"]["slack_far"] = 0.01;
+  Scene scene = build(doc);
+  Kernel& k = *scene.kernel;
+  std::vector<std::array<Index, 3>> triangles;
+  for (const Body& b : scene.bodies)
+    for (const auto& t : b.triangles) triangles.push_back({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+  double worst = -kNever;
+  std::size_t crossings = 0;
+  for (int i = 1; i <= 250; ++i) {
+    const double t = 0.002 * i;
+    k.run_until(t);
+    worst = std::max(worst, scene.contact->far_certificate_violation(t));
+    std::vector<Vec3> x;
+    for (Index a = 0; a < k.state().size(); ++a) x.push_back(k.state().position_at(a, t));
+    crossings += find_intersections(x, triangles).size();
+  }
+  MESSAGE("ball entries " << k.ball_entries() << ", exits " << k.ball_exits() << ", largest far violation "
+                          << worst << ", deepest layer " << scene.contact->counters().deepest_layer_ever);
+  CHECK(k.ball_entries() > 10);
+  CHECK(k.ball_exits() > 0);
+  CHECK(worst <= 1e-12);
+  CHECK(crossings == 0);
+}
+
 TEST_CASE("reef knot at the paper's scale: demos/reef_fine.json loads, 10714 vertices, no intersecting input") {
   // scripts/make_reef.py --fine: its runs (minutes per run) are reported in
   // docs/performance.md; the physics of the knot is asserted on the coarse scene above.
@@ -568,6 +600,21 @@ TEST_CASE("bad contact input is rejected with the field and the value") {
     nlohmann::json d = base;
     d["contact"]["vertex_periods"] = 1;
     CHECK(error_of(d) == "test.json: /contact/vertex_periods: expected true or false, got 1");
+  }
+  SUBCASE("position envelopes: negative, too wide, or without the adaptive slack") {
+    nlohmann::json d = base;
+    d["contact"]["thickness"] = 0.01;
+    d["contact"]["position_slack"] = -1e-3;
+    CHECK(error_of(d) == "test.json: /contact/position_slack: must be >= 0, got -0.001");
+    d["contact"]["position_slack"] = 2e-3;
+    CHECK(error_of(d) ==
+          "test.json: /contact/position_slack: must be below thickness / 8 (0.00125 m), got 0.002");
+    d["contact"]["position_slack"] = 1e-3;
+    d["contact"]["adaptive_slack"] = false;
+    CHECK(error_of(d) ==
+          "test.json: /contact/position_slack: needs the adaptive slack (adaptive_slack true), got 0.001");
+    d["contact"]["adaptive_slack"] = true;
+    CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("obstacle mesh with NaN") {
     const auto dir = test::fresh_dir("nan_obstacle");

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "contact/contact_system.hpp"
+#include "contact/distance.hpp"
 #include "contact/intersection_check.hpp"
 #include "integrators/force_source.hpp"
 #include "integrators/spring_energy.hpp"
@@ -139,6 +140,64 @@ TEST_CASE("friction impulses keep every velocity inside the envelopes its certif
   REQUIRE(s.contact->counters().deepest_layer_ever >= 1);
   REQUIRE(checked > 0);
   CHECK(worst <= 1.0 + 1e-12);
+}
+
+/// Every millisecond kicks triangle A's vertices along z by +0.25 m/s, then by −0.5,
+/// +0.5, … : a rattle of ±0.25 m/s (a quarter of a millimetre) about its approach.
+class Rattle final : public EventSource {
+ public:
+  std::string_view name() const override { return "rattle"; }
+  double process(EventSlot, double t, Kernel& k) override {
+    const double dv = first_ ? 0.25 : (sign_ = -sign_) * 0.5;
+    first_ = false;
+    for (Index a = 0; a < 3; ++a) {
+      k.state().sync(a, t);
+      k.state().velocity_ref(a).z() += dv;
+      k.velocity_changed(a);
+    }
+    return t + 1e-3;
+  }
+
+ private:
+  bool first_ = true;
+  double sign_ = 1.0;
+};
+
+TEST_CASE("position envelopes: a rattling triangle's far certificates are never late") {
+  // Triangle A rattles (±0.25 m/s, kicks of 0.5 m/s every ms, beyond the far slack's
+  // cap of 0.4 m/s) while the triangles close at 0.1 m/s: A's vertices go into balls of
+  // 2 mm and re-anchor as they approach. Brute force at every event: each far
+  // certificate's claim (slab, grid range) holds for the actual positions, and while
+  // the pair is not expanded the triangles are farther than η1 apart.
+  ContactParameters p = params();
+  p.slack_near = 0.05;
+  p.slack_far = 0.05;
+  p.position_slack = 0.1 * p.eta1;
+  TwoTriangles s(0.3, 0.05, 0.01, p);
+  Kernel& k = s.kernel;
+  const EventKind rattle = k.add_source(std::make_unique<Rattle>());
+  k.schedule(rattle, 0, 0.0);
+  double closest_collapsed = kNever, worst_violation = -kNever;
+  bool expanded = false;
+  while (k.now() < 4.0 && k.step()) {
+    worst_violation = std::max(worst_violation, s.contact->far_certificate_violation(k.now()));
+    const ContactCounters c = s.contact->counters();
+    StencilPositions<6> x;
+    for (Index a = 0; a < 6; ++a) x.col(a) = k.state().position_at(a, k.now());
+    const double d = triangle_pair_gap(x).distance;
+    if (c.expanded_pairs == 0) closest_collapsed = std::min(closest_collapsed, d);
+    else expanded = true;
+    REQUIRE(d > 0.0);
+  }
+  MESSAGE("ball entries " << k.ball_entries() << ", exits " << k.ball_exits()
+                          << ", closest collapsed pair " << closest_collapsed
+                          << ", largest far-certificate violation " << worst_violation);
+  CHECK(worst_violation <= 1e-12);  // every slab and grid range held between events
+  CHECK(k.ball_entries() >= 3);
+  CHECK(k.ball_exits() > 3);  // re-anchored on the way
+  CHECK(expanded);            // they came within 1.25 η1 ...
+  CHECK(closest_collapsed > p.eta1);  // ... and were never that close while collapsed
+  CHECK(s.contact->counters().deepest_layer_ever >= 1);
 }
 
 TEST_CASE("a fast head-on impact activates deeper layers and still never touches") {
