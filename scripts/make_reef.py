@@ -207,20 +207,15 @@ RUNTIME = ("phantom 1.7 min wall (2.9 s per frame, median of 3), explicit AVI (p
            "pull (turning points 1.74 and 1.78 cm apart) and hold the legs at 1.0 N (explicit 1.5 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("not yet run whole in one piece (about 2 h on one core: ~2 min per frame "
-                "before contact; held, 3 ms cost 27 s with the position envelopes against 59 s "
-                "without, which took 13-18 min per held frame): from scratch with the binary of "
-                "2026-11-26 night it pulled the whole 9 cm per end by 0.9 s in 109 min (turning "
-                "points 16.0 -> 0.63 cm apart, legs at 0.79 N) and held the 0.933 s frame (0.74 "
-                "cm, 0.56 N; smallest primary area ratio 0.65) 18 min later, 0 of 29 frames "
-                "intersecting, on one core of a 2-core AMD EPYC VM, and was stopped there; its "
-                "held knot at 0.933 s from a 1.5e-5 s run, resumed at 7.5e-6 s, held to 1.1 s at "
-                "14-17 min per frame (0.89 cm, 0.48 N), 0 of 34 frames intersecting; at 1.5e-5 s "
-                "the hold squashed the primary to 0.16 of a triangle's area where phantoms "
-                "slipped through the other ribbon, at 3e-5 s runs stopped on a self-contact crush "
-                "between 0.73 and 0.92 s (docs/performance.md); its U-turns stand on edge; "
-                "explicit AVI (phantom keys removed) takes 18 min for the first frame, before "
-                "contact, against the phantom's 30 s at h_imp 6e-5 s (36x)")
+FINE_RUNTIME = ("87 min wall on one core of a 2-core AMD EPYC VM (2026-11-27, the other core busy; "
+                "~1.7 min per frame before contact, ~4.6 min per held frame with the position "
+                "envelopes, 14-19 min without): pulled 9 cm per end, turning points 1.31 cm apart "
+                "from 0.9 s, legs at 0.37 N, 0 of 34 frames intersecting, 0 unconverged ticks; at "
+                "1.5e-5 s the hold squashed the primary where phantoms slipped through the other "
+                "ribbon, at 3e-5 s runs stopped on a self-contact crush between 0.73 and 0.92 s "
+                "(docs/performance.md); its U-turns stand on edge; explicit AVI (phantom keys "
+                "removed) takes 18 min for the first frame, before contact, against the phantom's "
+                "30 s at h_imp 6e-5 s (36x)")
 
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
                "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
