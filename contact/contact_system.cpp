@@ -100,6 +100,7 @@ ContactSystem::ContactSystem(Kernel& kernel, const ContactParameters& params)
     : kernel_(kernel), params_(params) {
   assert(params.eta1 > 0 && params.r1 > 0 && params.h1 > 0 && params.cell_size > params.eta1);
   assert(!params.vertex_periods || params.min_mass > 0);
+  assert((params.position_slack == 0.0 || params.adaptive_slack) && "position envelopes need the adaptive slack");
 }
 
 double ContactSystem::eta(int l) const { return params_.eta1 * std::pow(double(l), -0.25); }

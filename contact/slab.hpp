@@ -28,6 +28,11 @@ struct Slab {
   double half_width = 0.0;      ///< threshold / 2
 };
 
+/// Per-vertex velocity-envelope slacks (Kernel::velocity_slack) or position-envelope radii
+/// (Kernel::envelope_radius) of a stencil.
+template <int N>
+using StencilSlack = Eigen::Matrix<double, 1, N>;
+
 /// The slab with unit normal n (side A to side B) through the middle of the gap the
 /// vertices leave along n; nothing unless that gap exceeds `threshold`. Columns
 /// [0, split) of x are side A, the rest side B. The gap is measured on the vertices
@@ -43,8 +48,7 @@ struct Slab {
 template <int N>
 std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, const Vec3& n,
                                     const StencilPositions<N>& v, double t0, double threshold,
-                                    const Eigen::Matrix<double, 1, N>& radius =
-                                        Eigen::Matrix<double, 1, N>::Zero()) {
+                                    const StencilSlack<N>& radius = StencilSlack<N>::Zero()) {
   double a_max = -kNever, b_min = kNever, va_max = -kNever, vb_min = kNever;
   for (int i = 0; i < N; ++i) {
     const double s = n.dot(x.col(i)), r = n.dot(v.col(i));
@@ -65,10 +69,6 @@ std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, con
   slab.m_rate = 0.5 * (va_max + vb_min);
   return slab;
 }
-
-/// Per-vertex velocity-envelope slacks of a stencil (Kernel::velocity_slack).
-template <int N>
-using StencilSlack = Eigen::Matrix<double, 1, N>;
 
 /// Earliest time >= t_now at which a vertex leaves its side of the slab, given
 /// positions x at t_now and constant velocities v; kNever if none does. If the slab

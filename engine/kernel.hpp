@@ -80,14 +80,14 @@ class Kernel {
   void velocity_changed(Index a) {
     if (!dependents_[0][a].empty()) touched_[0].push_back(a);
     for (int l = 1; l < kEnvelopeLevels; ++l) {
-      Envelope& e = envelope_[l][a];
       // A ball holds whatever the velocity: only its exit time moves (even with no
       // dependents, so that the ball is still valid when one attaches).
-      if (in_ball(e)) [[unlikely]] {
+      if (l == ball_level_ && in_ball(envelope_[l][a])) [[unlikely]] {
         ball_velocity_changed(l, a);
         continue;
       }
       if (dependents_[l][a].empty()) continue;
+      Envelope& e = envelope_[l][a];
       if (leaves_envelope(l, e, state_.velocity(a))) {
         e.centre = state_.velocity(a);
         touched_[l].push_back(a);
