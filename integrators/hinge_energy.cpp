@@ -54,28 +54,6 @@ Scalar angle_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
   return atan2(nA.cross(nB).dot(e.normalized()), nA.dot(nB));
 }
 
-/// angle_t and angle_gradient_t together, sharing the edge, the normals and |e|: the
-/// same operations in the same order, so both results are theirs bit for bit.
-double angle_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g) {
-  const Vec3 e = x.col(1) - x.col(0);
-  const Vec3 nA = e.cross(Vec3(x.col(2) - x.col(0)));
-  const Vec3 nB = Vec3(x.col(0) - x.col(1)).cross(Vec3(x.col(3) - x.col(1)));
-  const double e2 = e.squaredNorm();
-  const double elen = std::sqrt(e2);
-  // e.normalized(), as angle_t takes it (e itself when it vanishes).
-  const Vec3 e_hat = e2 > 0.0 ? Vec3(e / elen) : e;
-  const double theta = std::atan2(nA.cross(nB).dot(e_hat), nA.dot(nB));
-  const Vec3 g2 = nA * (-elen / nA.squaredNorm());
-  const Vec3 g3 = nB * (-elen / nB.squaredNorm());
-  const double a2 = Vec3(x.col(2) - x.col(0)).dot(e) / e2;
-  const double a3 = Vec3(x.col(3) - x.col(0)).dot(e) / e2;
-  g.segment<3>(0) = -(1.0 - a2) * g2 - (1.0 - a3) * g3;
-  g.segment<3>(3) = -a2 * g2 - a3 * g3;
-  g.segment<3>(6) = g2;
-  g.segment<3>(9) = g3;
-  return theta;
-}
-
 }  // namespace
 
 HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_bending) {
@@ -95,14 +73,36 @@ StencilVector<4> HingeBending::angle_gradient(const StencilPositions<4>& x) {
   return angle_gradient_t<double>(x);
 }
 
+// angle_t and angle_gradient_t's operations in their order: both results bit for bit.
+double HingeBending::angle_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g) {
+  const Vec3 e = x.col(1) - x.col(0);
+  const Vec3 nA = e.cross(Vec3(x.col(2) - x.col(0)));
+  const Vec3 nB = Vec3(x.col(0) - x.col(1)).cross(Vec3(x.col(3) - x.col(1)));
+  const double e2 = e.squaredNorm();
+  const double elen = std::sqrt(e2);
+  // e.normalized(), as angle_t takes it (e itself when it vanishes).
+  const Vec3 e_hat = e2 > 0.0 ? Vec3(e / elen) : e;
+  const double theta = std::atan2(nA.cross(nB).dot(e_hat), nA.dot(nB));
+  const Vec3 g2 = nA * (-elen / nA.squaredNorm());
+  const Vec3 g3 = nB * (-elen / nB.squaredNorm());
+  const double a2 = Vec3(x.col(2) - x.col(0)).dot(e) / e2;
+  const double a3 = Vec3(x.col(3) - x.col(0)).dot(e) / e2;
+  g.segment<3>(0) = -(1.0 - a2) * g2 - (1.0 - a3) * g3;
+  g.segment<3>(3) = -a2 * g2 - a3 * g3;
+  g.segment<3>(6) = g2;
+  g.segment<3>(9) = g3;
+  return theta;
+}
+
 double HingeBending::value(const StencilPositions<4>& x) const {
   const double d = wrapped(angle(x) - rest_angle);
   return stiffness * weight * d * d;
 }
 
 StencilVector<4> HingeBending::gradient(const StencilPositions<4>& x) const {
-  const double d = wrapped(angle(x) - rest_angle);
-  return (2.0 * stiffness * weight * d) * angle_gradient(x);
+  StencilVector<4> g;
+  value_and_gradient(x, g);
+  return g;
 }
 
 double HingeBending::value_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g) const {

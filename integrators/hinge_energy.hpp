@@ -24,6 +24,9 @@ struct HingeBending {
   static double angle(const StencilPositions<4>& x);
   /// ∂θ/∂x (Bridson et al. 2003; Wardetzky et al. 2007).
   static StencilVector<4> angle_gradient(const StencilPositions<4>& x);
+  /// angle(x), and angle_gradient(x) into g, bit for bit, in one pass (the edge, the
+  /// normals and |e| shared): what gradient() and the implicit tick use.
+  static double angle_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g);
 
   double value(const StencilPositions<4>& x) const;
   StencilVector<4> gradient(const StencilPositions<4>& x) const;

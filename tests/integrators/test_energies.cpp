@@ -183,6 +183,11 @@ TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances")
         CAPTURE(fold);
         check_derivatives(h, x, 2e-6);
         check_fused(h, x);
+        // The one-pass angle and gradient that gradient() and the ticks use are the
+        // separate ones, bit for bit.
+        StencilVector<4> angle_grad;
+        CHECK(HingeBending::angle_and_gradient(x, angle_grad) == HingeBending::angle(x));
+        CHECK(angle_grad == HingeBending::angle_gradient(x));
         check_invariances(x, h.gradient(x));
         CHECK(h.value(rigidly_moved(x, seed)) == doctest::Approx(h.value(x)).epsilon(1e-8));
         check_material_stiffness(h, x, rest, seed);
