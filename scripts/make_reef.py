@@ -215,15 +215,14 @@ RUNTIME = ("phantom 1.7 min wall (2.9 s per frame, median of 3), explicit AVI (p
            "pull (turning points 1.74 and 1.78 cm apart) and hold the legs at 1.0 N (explicit 1.5 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("87 min wall on one core of a 2-core AMD EPYC VM (2026-11-27, the other core busy; "
-                "~1.7 min per frame before contact, ~4.6 min per held frame with the position "
-                "envelopes, 14-19 min without): pulled 9 cm per end, turning points 1.31 cm apart "
-                "from 0.9 s, legs at 0.37 N, 0 of 34 frames intersecting, 0 unconverged ticks; at "
-                "1.5e-5 s the hold squashed the primary where phantoms slipped through the other "
-                "ribbon, at 3e-5 s runs stopped on a self-contact crush between 0.73 and 0.92 s "
-                "(docs/performance.md); its U-turns stand on edge; explicit AVI (phantom keys "
-                "removed) takes 18 min for the first frame, before contact, against the phantom's "
-                "30 s at h_imp 6e-5 s (36x)")
+FINE_RUNTIME = ("57 min wall on one core of a 2-core AMD EPYC VM (2026-11-27, the other core busy; "
+                "~70 s per frame before contact, ~2.5 min per held frame): pulled 9 cm per end, "
+                "turning points 1.36 cm apart from 0.93 s, legs at 0.34 N, 0 of 34 frames "
+                "intersecting, 0 unconverged ticks; at 1.5e-5 s the hold squashed the primary where "
+                "phantoms slipped through the other ribbon, at 3e-5 s runs stopped on a self-contact "
+                "crush between 0.73 and 0.92 s (docs/performance.md); its U-turns stand on edge; "
+                "explicit AVI (phantom keys removed) takes 19.5 min for the first frame, before "
+                "contact, and 27 min for a held frame (11-15x the phantom's whole run, estimated)")
 
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
                "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
