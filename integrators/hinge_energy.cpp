@@ -19,40 +19,46 @@ Scalar wrapped(Scalar delta) {
   return delta - two_pi * floor((delta + std::numbers::pi) / two_pi);
 }
 
-/// ∂θ/∂x for any scalar type (double, or AutoDiff for the Hessian). The gradient
-/// with respect to an opposite vertex is −|e| n / |n|² (n its triangle's normal,
-/// |n| / |e| its height); the edge vertices take the negated sum weighted by the
-/// opposite vertices' projections on the edge, which keeps Σ ∂θ/∂x_i = 0.
+/// What the angle and its gradient share: the edge e = x1 − x0, the two triangles'
+/// normals and |e|² and |e|, for any scalar type (double, or AutoDiff for the Hessian).
 template <typename Scalar>
-Eigen::Matrix<Scalar, 12, 1> angle_gradient_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
+struct HingeFrame {
   using V3 = Eigen::Matrix<Scalar, 3, 1>;
-  using std::sqrt;
-  const V3 e = x.col(1) - x.col(0);
-  const V3 nA = e.cross(V3(x.col(2) - x.col(0)));
-  const V3 nB = V3(x.col(0) - x.col(1)).cross(V3(x.col(3) - x.col(1)));
-  const Scalar e2 = e.squaredNorm();
-  const Scalar elen = sqrt(e2);
-  const V3 g2 = nA * (-elen / nA.squaredNorm());
-  const V3 g3 = nB * (-elen / nB.squaredNorm());
-  const Scalar a2 = V3(x.col(2) - x.col(0)).dot(e) / e2;
-  const Scalar a3 = V3(x.col(3) - x.col(0)).dot(e) / e2;
-  Eigen::Matrix<Scalar, 12, 1> g;
-  g.template segment<3>(0) = -(Scalar(1) - a2) * g2 - (Scalar(1) - a3) * g3;
-  g.template segment<3>(3) = -a2 * g2 - a3 * g3;
-  g.template segment<3>(6) = g2;
-  g.template segment<3>(9) = g3;
-  return g;
-}
-
-template <typename Scalar>
-Scalar angle_t(const Eigen::Matrix<Scalar, 3, 4>& x) {
-  using V3 = Eigen::Matrix<Scalar, 3, 1>;
-  using std::atan2;
-  const V3 e = x.col(1) - x.col(0);
-  const V3 nA = e.cross(V3(x.col(2) - x.col(0)));
-  const V3 nB = V3(x.col(0) - x.col(1)).cross(V3(x.col(3) - x.col(1)));
-  return atan2(nA.cross(nB).dot(e.normalized()), nA.dot(nB));
-}
+  V3 e, nA, nB;
+  Scalar e2, elen;
+  explicit HingeFrame(const Eigen::Matrix<Scalar, 3, 4>& x)
+      : e(x.col(1) - x.col(0)),
+        nA(e.cross(V3(x.col(2) - x.col(0)))),
+        nB(V3(x.col(0) - x.col(1)).cross(V3(x.col(3) - x.col(1)))),
+        e2(e.squaredNorm()),
+        elen(sqrt_of(e2)) {}
+  static Scalar sqrt_of(const Scalar& s) {
+    using std::sqrt;
+    return sqrt(s);
+  }
+  /// θ, with e normalised as Eigen's normalized() does (e itself when it vanishes).
+  Scalar angle() const {
+    using std::atan2;
+    const V3 e_hat = e2 > Scalar(0) ? V3(e / elen) : e;
+    return atan2(nA.cross(nB).dot(e_hat), nA.dot(nB));
+  }
+  /// ∂θ/∂x. The gradient with respect to an opposite vertex is −|e| n / |n|² (n its
+  /// triangle's normal, |n| / |e| its height); the edge vertices take the negated sum
+  /// weighted by the opposite vertices' projections on the edge, which keeps
+  /// Σ ∂θ/∂x_i = 0.
+  Eigen::Matrix<Scalar, 12, 1> gradient(const Eigen::Matrix<Scalar, 3, 4>& x) const {
+    const V3 g2 = nA * (-elen / nA.squaredNorm());
+    const V3 g3 = nB * (-elen / nB.squaredNorm());
+    const Scalar a2 = V3(x.col(2) - x.col(0)).dot(e) / e2;
+    const Scalar a3 = V3(x.col(3) - x.col(0)).dot(e) / e2;
+    Eigen::Matrix<Scalar, 12, 1> g;
+    g.template segment<3>(0) = -(Scalar(1) - a2) * g2 - (Scalar(1) - a3) * g3;
+    g.template segment<3>(3) = -a2 * g2 - a3 * g3;
+    g.template segment<3>(6) = g2;
+    g.template segment<3>(9) = g3;
+    return g;
+  }
+};
 
 }  // namespace
 
@@ -67,31 +73,16 @@ HingeBending HingeBending::from_rest(const StencilPositions<4>& rest, double k_b
   return h;
 }
 
-double HingeBending::angle(const StencilPositions<4>& x) { return angle_t<double>(x); }
+double HingeBending::angle(const StencilPositions<4>& x) { return HingeFrame<double>(x).angle(); }
 
 StencilVector<4> HingeBending::angle_gradient(const StencilPositions<4>& x) {
-  return angle_gradient_t<double>(x);
+  return HingeFrame<double>(x).gradient(x);
 }
 
-// angle_t and angle_gradient_t's operations in their order: both results bit for bit.
 double HingeBending::angle_and_gradient(const StencilPositions<4>& x, StencilVector<4>& g) {
-  const Vec3 e = x.col(1) - x.col(0);
-  const Vec3 nA = e.cross(Vec3(x.col(2) - x.col(0)));
-  const Vec3 nB = Vec3(x.col(0) - x.col(1)).cross(Vec3(x.col(3) - x.col(1)));
-  const double e2 = e.squaredNorm();
-  const double elen = std::sqrt(e2);
-  // e.normalized(), as angle_t takes it (e itself when it vanishes).
-  const Vec3 e_hat = e2 > 0.0 ? Vec3(e / elen) : e;
-  const double theta = std::atan2(nA.cross(nB).dot(e_hat), nA.dot(nB));
-  const Vec3 g2 = nA * (-elen / nA.squaredNorm());
-  const Vec3 g3 = nB * (-elen / nB.squaredNorm());
-  const double a2 = Vec3(x.col(2) - x.col(0)).dot(e) / e2;
-  const double a3 = Vec3(x.col(3) - x.col(0)).dot(e) / e2;
-  g.segment<3>(0) = -(1.0 - a2) * g2 - (1.0 - a3) * g3;
-  g.segment<3>(3) = -a2 * g2 - a3 * g3;
-  g.segment<3>(6) = g2;
-  g.segment<3>(9) = g3;
-  return theta;
+  const HingeFrame<double> frame(x);
+  g = frame.gradient(x);
+  return frame.angle();
 }
 
 double HingeBending::value(const StencilPositions<4>& x) const {
@@ -118,7 +109,7 @@ StencilMatrix<4> HingeBending::hessian(const StencilPositions<4>& x, bool projec
   for (int j = 0; j < 4; ++j)
     for (int i = 0; i < 3; ++i)
       xa(i, j) = AD(x(i, j), 12, 3 * j + i);
-  const Eigen::Matrix<AD, 12, 1> ga = angle_gradient_t<AD>(xa);
+  const Eigen::Matrix<AD, 12, 1> ga = HingeFrame<AD>(xa).gradient(xa);
   StencilMatrix<4> hess_theta;
   StencilVector<4> g;
   for (int r = 0; r < 12; ++r) {
