@@ -138,9 +138,9 @@ RUNTIME = ("36 s on one core of a 2-core AMD EPYC VM, the other core busy, Relea
            "frame, median of 3; explicit AVI 7.1 min, one run, 11.8x slower), contact certificates "
            "71 % of it; 0 intersecting frames in both (2026-11-27, docs/performance.md)")
 
-DESCRIPTION = ("The phantom-mesh paper's card riffle: 8 stiff cards of real card stock "
-               "(792 vertices; the paper's cards, by its explicit step, are about 84 times "
-               "stiffer, and our phantom run does not hold at 10 times: docs/performance.md) held at their back ends, bent into an S by a scripted thumb "
+DESCRIPTION = ("The phantom-mesh paper's card riffle with cards of real card stock: 8 stiff cards "
+               "(792 vertices; the paper's extremely stiff cards, by its explicit step about 84 "
+               "times stiffer, are demos/cards_stiff.json) held at their back ends, bent into an S by a scripted thumb "
                "at their front ends and let go one by one, top card first "
                "(pin_motion.release): each springs back onto the bent card below; "
                "phantom integrator at h_imp = 1e-3 s. Full run (0.6 s, 18 frames): "

@@ -67,38 +67,43 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # (they would touch at rest, and every such pair's slab certificate would fail within a
 # fraction of a millisecond). Cell 1.5 mm and slack_far 0.1 m/s: the ~20 same-ribbon
 # triangle pairs per triangle (gaps ~0.4 mm over eta1) would otherwise fail every
-# ~0.5 ms. Bending 1e-5 N m (a 0.08 mm plastic ribbon) against 1e-6: creases wider than
-# the mesh. First-layer stiffness 20 N/m (the default here would be 3.7 N/m; the coarse
-# scene's default is 24 N/m). Pulled at 10 cm/s for 0.9 s (9 cm per end), meant to go
-# past the jam, then held to 1.1 s. Phantom period 7.5e-6 s (the coupling's force
-# capacity, above: m eta1 / h^2 per vertex of 1.5e-7 kg is 6e-5 N at 1e-3 s, 0.27 N at
-# 1.5e-5 s and 1.07 N at 7.5e-6 s, against legs pulled to 0.3-0.6 N): at 1e-3 s the
-# runs stopped at ~3 cm of pull; at 6e-5 s at 8.75 cm on a mesh-scale fold; at 3e-5 s
-# between 7.3 and 9.2 cm on a self-contact crush of the primary; at 1.5e-5 s the whole
-# 9 cm are pulled but in the hold the primary is crushed where its phantom has slipped
-# through the other ribbon's edge (a triangle at 0.16 of its area); at 7.5e-6 s the same
-# held knot heals (0.7-0.9) and holds (docs/performance.md, "At the paper's scale").
-# The U-turns stand on edge (TILT 90 degrees): flat, a U-turn drawn tighter is bent in
-# its own plane, and with a flat (symmetric) start the phantom's elastic solution
-# crushes its inner edge in-plane instead of buckling out of it; the first fine run
-# (flat) stopped at 0.14 s with an edge-edge pair of adjacent rows in a U-turn through
-# 4096 layers. On edge, tightening a U-turn bends the ribbon out of its plane.
+# ~0.5 ms. First-layer stiffness 20 N/m. Pulled at 10 cm/s for 0.9 s (9 cm per end),
+# meant to go past the jam, then held to 1.1 s. The U-turns stand on edge (TILT 90
+# degrees): flat, a U-turn drawn tighter is bent in its own plane, and with a flat
+# (symmetric) start the phantom's elastic solution crushes its inner edge in-plane
+# instead of buckling out of it; the first fine run (flat) stopped at 0.14 s with an
+# edge-edge pair of adjacent rows in a U-turn through 4096 layers. On edge, tightening a
+# U-turn bends the ribbon out of its plane.
+#
+# The ribbon is soft, as the paper's must be: its explicit step at this mesh, 4.61e-5 s
+# (Table 1, Reef), is a wave speed of a few m/s. Ours is the coarse knot's material (E t
+# 2e4 N/m, 0.15 kg/m^2) with stretch and bending stiffness divided by FINE_SOFTENING^2 =
+# 58^2 (E t 5.9 N/m, bending 3e-9 N m: a soft knit ribbon), which puts explicit AVI's
+# step at 4.56e-5 s, and the knot is dominated by contact, as the issue and the paper
+# describe it. Until 2026-11-27 the fine knot kept the coarse material with bending
+# 1e-5 N m: explicit steps of 0.79 us, a phantom period of 7.5e-6 s to carry its
+# 0.34 N legs through the coupling, 57 min per phantom run and an estimated 11-15 h per
+# explicit run (docs/performance.md, "At the paper's scale"). Everything that sets a
+# time scale of the material follows it: the Rayleigh time beta times 58, and the
+# phantom period. The coupling carries a contact force F on a vertex of mass m through a
+# mismatch ~ F h^2 / m: with the knot's forces 58^2 times smaller, h = 1.25e-4 s keeps the
+# mismatch at tens of um (at 5e-4 s it reached 1.4 mm, 3.5 eta1, and a ribbon crushed
+# itself through 4096 layers at 0.79 s).
 # Position envelopes of 0.04 mm (eta1 / 10; docs/contact.md "Position envelopes"): in the
-# jam ~150 vertices rattle at 3-57 m/s between the layers and their phantoms, each
-# velocity change leaving even the widest velocity envelope and rescheduling its
-# 200-1250 triangle-pair certificates; in balls they reschedule them only when they
-# have moved 0.04 mm (held frames about twice as fast).
+# jam vertices rattle between the layers and their phantoms, each velocity change leaving
+# even the widest velocity envelope and rescheduling its 200-1250 triangle-pair
+# certificates; in balls they reschedule them only when they have moved 0.04 mm.
 FINE = {"EDGE": 0.0011, "ACROSS": 10, "THICKNESS": 0.0004, "CELL": 0.0015, "SLACK_FAR": 0.1,
         "PULL_SPEED": 0.1, "PULL_TIME": 0.9, "END_TIME": 1.1, "TILT": 0.5 * math.pi, "STIFFNESS": 20.0,
-        "H_IMP": 7.5e-6, "POSITION_SLACK": 4e-5}
-FINE_BENDING = 1e-5
-# The fine knot's ticks, 7.5e-6 s apart, are two thirds of its run. Three settings make
-# them cheaper (held state, 3 ms: 22.1 -> 14.7 s; docs/performance.md "At the paper's scale"):
-# - NCG residual 1e-5 relative: 2 iterations per held tick instead of 3. Each iteration
-#   cuts the residual 100-300 times, so the third only passed 1e-6.
-# - the vertex-block factor: its triangular solves are 1.7 times faster.
-# - a refresh every 200 ticks (1.5 ms): a refresh is ~0.2 s of PSD projections and
-#   factorisation, and the 50-tick default spent ~4 ms of each tick on them.
+        "H_IMP": 1.25e-4, "POSITION_SLACK": 4e-5}
+FINE_BENDING = 1e-5   # N m, before softening: creases wider than the mesh
+FINE_SOFTENING = 58.0
+FINE_BETA = 1e-4      # s, before softening
+# The fine knot's ticks: NCG residual 1e-5 relative (each iteration cuts the residual
+# 100-300 times), the vertex-block factor (its triangular solves are 1.7 times faster)
+# and a preconditioner refresh every 200 ticks (a refresh is PSD projections of 47 k
+# element Hessians and a factorisation). Chosen on the stiff knot's 7.5e-6 s ticks
+# (docs/performance.md "At the paper's scale", "cheaper ticks").
 FINE_PHANTOM = {"tolerance": 1e-5, "factorization": "vertex_block", "refresh": 200}
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)
@@ -215,14 +220,12 @@ RUNTIME = ("phantom 1.7 min wall (2.9 s per frame, median of 3), explicit AVI (p
            "pull (turning points 1.74 and 1.78 cm apart) and hold the legs at 1.0 N (explicit 1.5 N)")
 
 # Measured with clockwork run demos/reef_fine.json --profile (Release), docs/performance.md.
-FINE_RUNTIME = ("57 min wall on one core of a 2-core AMD EPYC VM (2026-11-27, the other core busy; "
-                "~70 s per frame before contact, ~2.5 min per held frame): pulled 9 cm per end, "
-                "turning points 1.36 cm apart from 0.93 s, legs at 0.34 N, 0 of 34 frames "
-                "intersecting, 0 unconverged ticks; at 1.5e-5 s the hold squashed the primary where "
-                "phantoms slipped through the other ribbon, at 3e-5 s runs stopped on a self-contact "
-                "crush between 0.73 and 0.92 s (docs/performance.md); its U-turns stand on edge; "
-                "explicit AVI (phantom keys removed) takes 19.5 min for the first frame, before "
-                "contact, and 27 min for a held frame (11-15x the phantom's whole run, estimated)")
+FINE_RUNTIME = ("8 min wall on one core of a 2-core AMD EPYC VM (2026-11-27, the other core busy; "
+                "7-24 s per frame): pulled 9 cm per end, jammed at 0.9 s, turning points 1.64 cm "
+                "apart at 1.1 s, 0 of 34 frames intersecting, 0 unconverged ticks, phantom mismatch "
+                "at most 32 um; the ribbon is soft (E t 5.9 N/m, bending 3e-9 N m), so that explicit "
+                "AVI's step is the paper's, 4.6e-5 s; explicit AVI (phantom keys removed) takes "
+                "23 min, 2.9x the phantom's (docs/performance.md)")
 
 DESCRIPTION = ("The reef knot of Harmon et al. 2009 (the phantom-mesh paper's Reef): two "
                "ribbons (1 cm wide, MESH, VERTS vertices in all) tied loosely in a reef knot — two "
@@ -247,8 +250,10 @@ def main():
     g = globals()
     if args.fine:
         g.update(FINE)
-        MATERIAL["bending"] = FINE_BENDING
+        MATERIAL["young"] = MATERIAL["young"] / FINE_SOFTENING**2
+        MATERIAL["bending"] = FINE_BENDING / FINE_SOFTENING**2
         PHANTOM.update(FINE_PHANTOM)
+        PHANTOM["rayleigh_beta"] = FINE_BETA * FINE_SOFTENING
     for opt in ("edge", "across", "thickness", "cell", "stiffness", "pull_speed", "pull_time",
                 "end_time", "frame_rate", "h_imp", "position_slack"):
         if getattr(args, opt) is not None:

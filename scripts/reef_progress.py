@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """How tight a reef-knot run got, frame by frame (scripts/make_reef.py's scenes).
 
-Usage: scripts/reef_progress.py OUTDIR [ACROSS]   (ACROSS: cells across a ribbon; read from
-       OUTDIR/bodies.json's vertex count if omitted: 2 for 648 vertices, 10 otherwise)
+Usage: scripts/reef_progress.py OUTDIR [ACROSS] [--young N_PER_M]
+       (ACROSS: cells across a ribbon; read from OUTDIR/bodies.json's vertex count if
+       omitted: 2 for 648 vertices, 10 otherwise. --young: the ribbons' stretch stiffness
+       E t, the scene's "young"; default 2e4, demos/reef.json's)
 
 Per frame: time; the distance between the bights' turning points (the middle vertex of
 each ribbon's middle row, make_reef.py); the pull so far (how far A's first end row moved
 from frame 0); the mean strain of the ribbons' legs near their pinned ends (the first and
 last 15 % of each ribbon's rows, along-ribbon edges, against frame 0, the rest shape) and
-the tension it means, E t w strain (E t = young, w = 1 cm, make_reef.py); and, from
+the tension it means, E t w strain (E t = young, w = 1 cm); and, from
 diagnostics.csv, the active and deepest penalty layers. A jammed knot is one whose
 turning points stop approaching while the ends move on and the legs' strain climbs.
 """
@@ -33,7 +35,13 @@ def read_obj(path):
 
 
 def main():
-    out = sys.argv[1]
+    args = sys.argv[1:]
+    young = YOUNG
+    if "--young" in args:
+        k = args.index("--young")
+        young = float(args[k + 1])
+        del args[k:k + 2]
+    out = args[0]
     with open(os.path.join(out, "bodies.json")) as f:
         bodies = json.load(f)
     names = [b["name"] for b in bodies["bodies"]] if isinstance(bodies, dict) else [b["name"] for b in bodies]
@@ -42,7 +50,7 @@ def main():
                     if f.startswith(names[0]) and f.endswith(".obj"))
     rest = {n: read_obj(os.path.join(out, "frames", f"{n}_00000.obj")) for n in names}
     nv = len(rest[names[0]])
-    across = int(sys.argv[2]) if len(sys.argv) > 2 else (2 if nv == 324 else 10)
+    across = int(args[1]) if len(args) > 1 else (2 if nv == 324 else 10)
     row = across + 1
     rows = nv // row
     tip = (rows // 2) * row + across // 2
@@ -77,7 +85,7 @@ def main():
             t = times[idx] if idx < len(times) else None
         r = diag.get(t, {})
         print(f"{t if t is not None else float('nan'):6.3f}  {100 * d:17.2f}  {100 * pull:7.2f}  "
-              f"{100 * strain:12.3f}  {YOUNG * WIDTH * strain:9.3f}  {r.get('active_layers', ''):>13}  "
+              f"{100 * strain:12.3f}  {young * WIDTH * strain:9.5f}  {r.get('active_layers', ''):>13}  "
               f"{r.get('deepest_layer', ''):>13}")
 
 
