@@ -15,9 +15,9 @@ diagnostics.csv, the active and deepest penalty layers. A jammed knot is one who
 turning points stop approaching while the ends move on and the legs' strain climbs.
 """
 import csv
+import argparse
 import json
 import os
-import sys
 
 import numpy as np
 
@@ -35,13 +35,12 @@ def read_obj(path):
 
 
 def main():
-    args = sys.argv[1:]
-    young = YOUNG
-    if "--young" in args:
-        k = args.index("--young")
-        young = float(args[k + 1])
-        del args[k:k + 2]
-    out = args[0]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("across", nargs="?", type=int)
+    ap.add_argument("--young", type=float, default=YOUNG)
+    args = ap.parse_args()
+    out, young = args.out, args.young
     with open(os.path.join(out, "bodies.json")) as f:
         bodies = json.load(f)
     names = [b["name"] for b in bodies["bodies"]] if isinstance(bodies, dict) else [b["name"] for b in bodies]
@@ -50,7 +49,7 @@ def main():
                     if f.startswith(names[0]) and f.endswith(".obj"))
     rest = {n: read_obj(os.path.join(out, "frames", f"{n}_00000.obj")) for n in names}
     nv = len(rest[names[0]])
-    across = int(args[1]) if len(args) > 1 else (2 if nv == 324 else 10)
+    across = args.across if args.across is not None else (2 if nv == 324 else 10)
     row = across + 1
     rows = nv // row
     tip = (rows // 2) * row + across // 2
