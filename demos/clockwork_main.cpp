@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "io/check_frames.hpp"
+#include "io/exit_codes.hpp"
 #include "io/profile.hpp"
 #include "io/render_run.hpp"
 #include "io/run.hpp"
@@ -22,7 +23,11 @@
 
 namespace {
 
-constexpr int kExitBadInput = 2;
+/// A bad command line: exits kExitUsage with the message and the usage.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 int summarise(const clockwork::Scene& scene) {
   std::size_t vertices = 0;
@@ -73,7 +78,7 @@ int plot(const std::string& dir) {
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   const std::string cmd = python + " '" + script + "' '" + dir + "'";
   const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : kExitBadInput;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : clockwork::kExitIo;
 }
 
 int view(const std::string& dir, int port, const std::string& viewer_dir) {
@@ -167,7 +172,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 65535));
   view_cmd->add_option("--viewer", viewer_dir, "The viewer's folder (default: viewer/ of the sources)");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes (100+) would say nothing to a script: every bad command line
+    // exits kExitUsage, with the message and the usage of the (sub)command.
+    const CLI::App* failed = &app;
+    for (const CLI::App* sub : app.get_subcommands()) failed = sub;
+    fmt::print(stderr, "clockwork: error: {}\n\n{}", e.what(), failed->help());
+    return clockwork::kExitUsage;
+  }
 
   try {
     if (*validate) {
@@ -181,9 +201,9 @@ int main(int argc, char** argv) {
     if (*view_cmd) return view(view_dir, port, viewer_dir);
     if (*render_cmd) {
       if (eye.empty() != target.empty())
-        throw clockwork::SceneError("--eye and --target: give both or neither");
+        throw UsageError("--eye and --target: give both or neither");
       if (!(fov > 1.0 && fov < 179.0))
-        throw clockwork::SceneError(fmt::format("--fov: must be in (1, 179) degrees, got {}", fov));
+        throw UsageError(fmt::format("--fov: must be in (1, 179) degrees, got {}", fov));
       if (!eye.empty()) {
         clockwork::Camera camera;
         camera.eye = clockwork::Vec3(eye[0], eye[1], eye[2]);
@@ -192,7 +212,7 @@ int main(int argc, char** argv) {
         const double d = (camera.target - camera.eye).norm();
         if (!(d > 0.0) || camera.eye.cross(camera.target).hasNaN() ||
             (camera.target - camera.eye).normalized().cross(camera.up).norm() < 1e-6)
-          throw clockwork::SceneError(
+          throw UsageError(
               "--eye, --target: the camera must look from a point other than its target, not "
               "straight up or down");
         camera.near = 1e-3 * d;
@@ -202,11 +222,10 @@ int main(int argc, char** argv) {
       return render(render_dir, render_options);
     }
     if (!std::isnan(until) && !(until > 0.0 && std::isfinite(until))) {
-      spdlog::error("--until: must be a positive time in s, got {}", until);
-      return kExitBadInput;
+      throw UsageError(fmt::format("--until: must be a positive time in s, got {}", until));
     }
     if (resume_frame >= 0 && resume_dir.empty())
-      throw clockwork::SceneError("--resume-frame: needs --resume DIR");
+      throw UsageError("--resume-frame: needs --resume DIR");
     clockwork::Scene scene = clockwork::load_scene(scene_path, resume_dir, resume_frame);
     summarise(scene);
     if (!resume_dir.empty())
@@ -267,11 +286,17 @@ int main(int argc, char** argv) {
                std::filesystem::absolute(options.out_dir).lexically_normal().string());
     if (!trace_path.empty()) fmt::print("wrote the event trace to {}\n", trace_path);
     return 0;
+  } catch (const UsageError& e) {
+    spdlog::error("{} (clockwork --help, clockwork COMMAND --help)", e.what());
+    return clockwork::kExitUsage;
   } catch (const clockwork::SceneError& e) {
     spdlog::error("{}", e.what());
-    return kExitBadInput;
+    return clockwork::kExitInput;
+  } catch (const clockwork::IoError& e) {
+    spdlog::error("{}", e.what());
+    return clockwork::kExitIo;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return kExitBadInput;
+    return clockwork::kExitInput;
   }
 }

@@ -53,7 +53,7 @@ void write_frame(const Scene& scene, const std::string& out_dir, int frame, doub
 void write_event_periods(const std::string& out_dir, const Kernel& kernel) {
   const std::string path = out_dir + "/event_periods.csv";
   std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
+  if (!f) throw IoError(fmt::format("cannot open '{}' for writing", path));
   fmt::print(f, "kind,period_lo,period_hi,events\n");
   for (std::size_t k = 0; k < kernel.source_count(); ++k) {
     const auto kind = static_cast<EventKind>(k);
@@ -100,7 +100,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   std::error_code ec;
   fs::create_directories(fs::path(options.out_dir) / "frames", ec);
   if (ec)
-    throw std::runtime_error(
+    throw IoError(
         fmt::format("--out: cannot create '{}': {}", options.out_dir, ec.message()));
 
   std::vector<ManifestBody> manifest;

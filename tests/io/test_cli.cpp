@@ -6,29 +6,16 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "io/exit_codes.hpp"
+#include "tests/support/cli.hpp"
 #include "tests/support/files.hpp"
 
 using namespace clockwork;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-Result run_cli(const std::string& args) {
-  // CTest runs test cases in parallel: every call gets its own capture folder.
-  static int calls = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("clockwork_cli_" + std::to_string(::getpid()) + "_" + std::to_string(calls++));
-  fs::create_directories(dir);
-  const std::string cmd = std::string(CLOCKWORK_EXE) + " " + args + " >" + (dir / "out").string() +
-                          " 2>" + (dir / "err").string() + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_file(dir / "out"),
-          test::read_file(dir / "err")};
-}
+using test::run_cli;
+using Result = test::CliResult;
 
 std::string scene_file(const std::string& name, const std::string& text) {
   const fs::path dir = fs::temp_directory_path() / "clockwork_cli_scenes";
@@ -59,30 +46,30 @@ TEST_CASE("validate accepts the demos and rejects bad scenes with one clear mess
       "shape":{"type":"grid","size":[1,1],"resolution":[2,2],"center":[0,0,0]},
       "material":{"area_density":0.1,"young":-5,"poisson":0.3,"bending":0}}]})");
   const Result r = run_cli("validate " + bad);
-  CHECK(r.exit_code == 2);
+  CHECK(r.exit_code == kExitInput);
   CHECK(r.err == "clockwork: error: " + bad + ": /bodies/0/material/young: must be > 0, got -5\n");
 
   const Result missing = run_cli("run /no/such/scene.json");
-  CHECK(missing.exit_code == 2);
+  CHECK(missing.exit_code == kExitInput);
   CHECK(missing.err.find("/no/such/scene.json: cannot open the file") != std::string::npos);
 }
 
 TEST_CASE("bad command-line values fail with a message and a non-zero exit") {
   const std::string demo = CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json";
   const Result until = run_cli("run " + demo + " --until -1");
-  CHECK(until.exit_code == 2);
+  CHECK(until.exit_code == kExitUsage);
   CHECK(until.err.find("--until: must be a positive time in s, got -1") != std::string::npos);
   const Result format = run_cli("run " + demo + " --trace t.json --trace-format xml");
-  CHECK(format.exit_code != 0);
+  CHECK(format.exit_code == kExitUsage);
   CHECK(format.err.find("--trace-format") != std::string::npos);
   const Result unwritable = run_cli("run " + demo + " --until 0.01 --out /proc/forbidden");
-  CHECK(unwritable.exit_code == 2);
+  CHECK(unwritable.exit_code == kExitIo);
   CHECK(unwritable.err.find("--out: cannot create '/proc/forbidden'") != std::string::npos);
   const Result lone_frame = run_cli("run " + demo + " --resume-frame 2");
-  CHECK(lone_frame.exit_code == 2);
+  CHECK(lone_frame.exit_code == kExitUsage);
   CHECK(lone_frame.err.find("--resume-frame: needs --resume DIR") != std::string::npos);
   const Result no_run = run_cli("run " + demo + " --resume /no/such/run");
-  CHECK(no_run.exit_code == 2);
+  CHECK(no_run.exit_code == kExitInput);
   CHECK(no_run.err.find("--resume /no/such/run: no frames folder") != std::string::npos);
 }
 
@@ -112,15 +99,15 @@ TEST_CASE("run writes frames, diagnostics and a trace, and says where") {
   CHECK(r.err.empty());  // quiet when stderr is not a terminal
 }
 
-TEST_CASE("render, plot and view name a missing output folder and exit 2") {
+TEST_CASE("render, plot and view name a missing output folder and exit with the input error") {
   for (const char* command : {"render", "plot", "view"}) {
     CAPTURE(command);
     const Result r = run_cli(std::string(command) + " /no/such/run");
-    CHECK(r.exit_code == 2);
+    CHECK(r.exit_code == kExitInput);
     CHECK(r.err.find("/no/such/run: no such folder (expected the output folder of 'clockwork "
                      "run')") != std::string::npos);
   }
   const Result camera = run_cli("render /no/such/run --eye 1 2 3");
-  CHECK(camera.exit_code == 2);
+  CHECK(camera.exit_code == kExitUsage);
   CHECK(camera.err.find("--eye and --target: give both or neither") != std::string::npos);
 }
