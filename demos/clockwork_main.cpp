@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -96,6 +97,8 @@ int view(const std::string& dir, int port, const std::string& viewer_dir) {
   return 0;
 }
 
+void on_interrupt(int) { clockwork::request_interrupt(); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +122,13 @@ int main(int argc, char** argv) {
   int resume_frame = -1;
   run->add_option("--resume-frame", resume_frame, "With --resume: the frame to continue from (default: the last)")
       ->check(CLI::NonNegativeNumber);
+  double progress_every = 10.0;
+  run->add_option("--progress-every", progress_every,
+                  "When stderr is not a terminal: a progress line every this many s of wall time (default 10)")
+      ->check(CLI::PositiveNumber);
+  bool overwrite = false;
+  run->add_flag("--overwrite", overwrite,
+                "Clear the output folder first if it holds an earlier run (a non-empty --out is refused otherwise)");
   run->add_option("--until", until, "Simulate until this time in s (default: the scene's end_time)");
   run->add_option("--trace", trace_path, "Write an event trace to FILE (docs/trace-format.md)");
   run->add_option("--trace-format", trace_format, "Trace format: json (JSON lines) or chrome")
@@ -173,6 +183,20 @@ int main(int argc, char** argv) {
   view_cmd->add_option("--viewer", viewer_dir, "The viewer's folder (default: viewer/ of the sources)");
 
   try {
+    // An unknown command is named (CLI11 would say only that an argument was unexpected).
+    if (argc > 1 && argv[1][0] != '-') {
+      bool known = false;
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        known = known || sub->get_name() == argv[1];
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!known) {
+        fmt::print(stderr, "clockwork: error: unknown command '{}' (commands: {})\n\n{}", argv[1], names,
+                   app.help());
+        return clockwork::kExitUsage;
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -221,7 +245,7 @@ int main(int argc, char** argv) {
       render_options.video = !no_video;
       return render(render_dir, render_options);
     }
-    if (!std::isnan(until) && !(until > 0.0 && std::isfinite(until))) {
+    if (run->count("--until") > 0 && !(until > 0.0 && std::isfinite(until))) {
       throw UsageError(fmt::format("--until: must be a positive time in s, got {}", until));
     }
     if (resume_frame >= 0 && resume_dir.empty())
@@ -231,12 +255,18 @@ int main(int argc, char** argv) {
     if (!resume_dir.empty())
       fmt::print("resuming {} at frame {} (t = {:.6g} s)\n", resume_dir, scene.first_frame,
                  scene.kernel->now());
+    std::fflush(stdout);  // the summary is in a log before the run, not after it
     clockwork::RunOptions options;
     options.out_dir = !out_dir.empty() ? out_dir : !resume_dir.empty() ? resume_dir : "out/" + scene.name;
     options.until = until;
+    options.overwrite = overwrite;
     options.trace_path = trace_path;
     options.trace_format = clockwork::parse_trace_format(trace_format);
-    options.progress = isatty(fileno(stderr)) != 0;
+    options.progress = true;
+    options.progress_tty = isatty(fileno(stderr)) != 0;
+    options.progress_seconds = progress_every;
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
     scene.kernel->enable_profiling(profile);
     options.event_counts = !no_event_counts;
     const auto summary = clockwork::run_scene(scene, options);
@@ -286,6 +316,14 @@ int main(int argc, char** argv) {
                std::filesystem::absolute(options.out_dir).lexically_normal().string());
     if (!trace_path.empty()) fmt::print("wrote the event trace to {}\n", trace_path);
     return 0;
+  } catch (const clockwork::Interrupted& e) {
+    std::fflush(stdout);
+    spdlog::error("{}", e.what());
+    return clockwork::kExitInterrupted;
+  } catch (const clockwork::NumericalFailure& e) {
+    std::fflush(stdout);
+    spdlog::error("{}", e.what());
+    return clockwork::kExitNumerical;
   } catch (const UsageError& e) {
     spdlog::error("{} (clockwork --help, clockwork COMMAND --help)", e.what());
     return clockwork::kExitUsage;

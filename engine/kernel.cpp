@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace clockwork {
 
 Kernel::~Kernel() {
@@ -271,6 +273,8 @@ void Kernel::process_top() {
   const double weight = profiling_ ? profile_weight(event.kind) : 0.0;
   const Clock::time_point process_start = weight > 0 ? Clock::now() : Clock::time_point{};
   const double next = source.process(event.slot, event.time, *this);
+  if (unhealthy_) [[unlikely]]
+    fail_health(event.kind, event.time);
   const Clock::time_point process_end = weight > 0 ? Clock::now() : Clock::time_point{};
   // The handle table may have grown during processing: look the slot up again.
   SlotHandle& after = handles_[event.kind][event.slot];
@@ -348,8 +352,43 @@ bool Kernel::step() {
 }
 
 void Kernel::run_until(double t_end) {
-  while (!queue_.empty() && queue_.top().time <= t_end) process_top();
+  stopped_ = false;
+  while (!queue_.empty() && queue_.top().time <= t_end) {
+    process_top();
+    if (processed_ >= next_poll_) [[unlikely]] {
+      next_poll_ = processed_ + poll_every_;
+      if (poll_ && poll_()) {
+        stopped_ = true;
+        return;
+      }
+    }
+  }
   if (t_end > now_ && t_end < kNever) now_ = t_end;
+}
+
+std::string Kernel::health_problem(Index a, double t) const {
+  const Vec3& v = state_.velocity(a);
+  const Vec3 x = state_.position_at(a, t);
+  const auto triple = [](const Vec3& u) { return fmt::format("({:.6g}, {:.6g}, {:.6g})", u.x(), u.y(), u.z()); };
+  if (!v.allFinite()) return fmt::format("velocity {} m/s is not finite", triple(v));
+  if (!x.allFinite()) return fmt::format("position {} m is not finite", triple(x));
+  if (!(v.squaredNorm() <= max_speed2_))
+    return fmt::format("speed {:.6g} m/s is above the health limit max_speed = {:.6g} m/s", v.norm(),
+                       health_.max_speed);
+  if (!(x.squaredNorm() <= max_extent2_))
+    return fmt::format("position {} m is {:.6g} m from the origin, beyond the health limit "
+                       "max_extent = {:.6g} m",
+                       triple(x), x.norm(), health_.max_extent);
+  return {};
+}
+
+void Kernel::fail_health(EventKind kind, double time) const {
+  const Index a = unhealthy_vertex_;
+  const std::string problem = health_problem(a, time);
+  const std::string_view name = sources_[kind]->name();
+  throw NumericalFailure(fmt::format("numerical failure at t = {:.9g} s in a {} event: vertex {}: {}",
+                                     time, name, a, problem),
+                         std::string(name), time, a, problem);
 }
 
 void Kernel::set_trace(Trace* trace) {

@@ -5,13 +5,16 @@
 #include <array>
 #include <cassert>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/contingency.hpp"
 #include "engine/event_queue.hpp"
 #include "engine/event_source.hpp"
+#include "engine/health.hpp"
 #include "engine/mass_share.hpp"
 #include "engine/trace.hpp"
 #include "engine/vertex_state.hpp"
@@ -78,6 +81,7 @@ class Kernel {
   /// rescheduled once each at the end of the current event: exact ones always,
   /// enveloped ones only if the velocity left their level's envelope.
   void velocity_changed(Index a) {
+    check_health(a);
     if (!dependents_[0][a].empty()) touched_[0].push_back(a);
     for (int l = 1; l < kEnvelopeLevels; ++l) {
       // A ball holds whatever the velocity: only its exit time moves (even with no
@@ -172,9 +176,36 @@ class Kernel {
     return a < shared_mass_.size() ? shared_mass_[a] : SharedMass{};
   }
 
+  // --- health (engine/health.hpp) ---------------------------------------------------
+  void set_health_limits(const HealthLimits& limits) {
+    health_ = limits;
+    max_speed2_ = limits.max_speed * limits.max_speed;
+    max_extent2_ = limits.max_extent * limits.max_extent;
+  }
+  const HealthLimits& health_limits() const { return health_; }
+  /// Flags vertex a (synced) if its velocity or position is outside the limits; the
+  /// event being processed then throws NumericalFailure when it returns.
+  void check_health(Index a) {
+    if (!(state_.velocity(a).squaredNorm() <= max_speed2_ &&
+          state_.position(a).squaredNorm() <= max_extent2_)) [[unlikely]]
+      flag_unhealthy(a);
+  }
+  /// What is wrong with vertex a's state at time t, or "" if nothing.
+  std::string health_problem(Index a, double t) const;
+
   // --- the loop ----------------------------------------------------------------------
-  /// Processes every event with time <= t_end, in (time, seq) order.
+  /// Processes every event with time <= t_end, in (time, seq) order, and returns
+  /// early if the poll hook asks to stop (set_poll).
   void run_until(double t_end);
+  /// Called every `every` processed events from run_until (progress lines, Ctrl-C):
+  /// returns true to stop the loop. An empty hook is never called.
+  void set_poll(std::function<bool()> hook, std::uint64_t every = 1024) {
+    poll_ = std::move(hook);
+    poll_every_ = every;
+    next_poll_ = processed_ + every;
+  }
+  /// Whether the last run_until returned because the poll hook asked it to.
+  bool stopped() const { return stopped_; }
   /// Processes one event; false if the queue is empty.
   bool step();
   double now() const { return now_; }
@@ -269,6 +300,11 @@ class Kernel {
   SlotHandle& slot_handle(EventKind kind, EventSlot slot);
   void process_top();
   void count_period(EventKind kind, double period);
+  void flag_unhealthy(Index a) {
+    if (!unhealthy_) unhealthy_vertex_ = a;
+    unhealthy_ = true;
+  }
+  [[noreturn]] void fail_health(EventKind kind, double time) const;
 
   VertexState state_;
   EventQueue queue_;
@@ -298,6 +334,14 @@ class Kernel {
   std::vector<double> timed_seconds_;        ///< per kind: raw time of the timed events
   std::vector<std::uint64_t> timed_events_;  ///< per kind: how many were timed
   std::uint64_t sample_state_ = 0x9E3779B97F4A7C15ull;
+  HealthLimits health_;
+  double max_speed2_ = health_.max_speed * health_.max_speed;
+  double max_extent2_ = health_.max_extent * health_.max_extent;
+  bool unhealthy_ = false;
+  Index unhealthy_vertex_ = 0;
+  std::function<bool()> poll_;
+  std::uint64_t poll_every_ = 1024, next_poll_ = ~std::uint64_t(0);
+  bool stopped_ = false;
   bool counting_ = false;
   std::vector<std::uint64_t> vertex_events_;
   std::vector<std::array<std::uint64_t, kPeriodBins>> period_bins_;

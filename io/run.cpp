@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
@@ -22,6 +23,70 @@ std::string frame_path(const std::string& out_dir, const std::string& body, int 
 }
 
 namespace {
+
+volatile std::sig_atomic_t interrupt_requested = 0;
+
+/// Body and local index of global vertex a, e.g. "body 'cloth' vertex 12".
+std::string name_vertex(const Scene& scene, Index a) {
+  for (const Body& b : scene.bodies)
+    if (a >= b.first_vertex && a < b.first_vertex + b.vertex_count)
+      return fmt::format("body '{}' vertex {}", b.name, a - b.first_vertex);
+  return fmt::format("vertex {}", a);
+}
+
+/// The health check at a frame (engine/health.hpp), before any of its files is written:
+/// every vertex (and phantom copy) inside the limits, the energy and momenta finite.
+void check_frame(const Scene& scene, const Kernel& kernel, const Diagnostics& d, double t) {
+  for (const Body& body : scene.bodies)
+    for (Index i = 0; i < body.vertex_count; ++i) {
+      const Index a = body.first_vertex + i;
+      std::string problem = kernel.health_problem(a, t);
+      if (problem.empty() && body.phantom &&
+          !(body.phantom->phantom_position(i, t).allFinite() && body.phantom->phantom_velocity(i).allFinite()))
+        problem = "its phantom copy's state is not finite";
+      if (!problem.empty())
+        throw NumericalFailure(problem, "observer", t, a, problem);
+    }
+  if (!std::isfinite(d.total()) || !d.linear_momentum.allFinite() || !d.angular_momentum.allFinite()) {
+    const std::string problem = fmt::format("kinetic energy {} J, potential {} J, momentum ({}, {}, {}) kg m/s: not finite",
+                                            d.kinetic, d.potential, d.linear_momentum.x(),
+                                            d.linear_momentum.y(), d.linear_momentum.z());
+    throw NumericalFailure(problem, "observer", t, NumericalFailure::kNoVertex, problem);
+  }
+}
+
+/// The output folder: created if missing; an existing one must be empty, unless the run
+/// resumes into it or `overwrite` clears it (only a folder a run wrote: one with a
+/// bodies.json manifest or a diagnostics.csv, so that a mistyped --out never empties
+/// a folder of other files).
+void prepare_out_dir(const Scene& scene, const RunOptions& options) {
+  namespace fs = std::filesystem;
+  const fs::path out(options.out_dir);
+  std::error_code ec;
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec))
+      throw IoError(fmt::format("--out: '{}' exists and is not a folder", options.out_dir));
+    const bool resuming_here = !scene.resumed_from.empty() && fs::equivalent(out, scene.resumed_from, ec);
+    if (!resuming_here && !fs::is_empty(out, ec)) {
+      const bool ours = fs::exists(out / "bodies.json") || fs::exists(out / "diagnostics.csv");
+      if (!options.overwrite)
+        throw SceneError(fmt::format("--out: '{}' is not empty{}: its files would mix with this run's; "
+                                     "give another folder, --overwrite to clear it, or --resume",
+                                     options.out_dir, ours ? " (an earlier run's output)" : ""));
+      if (!ours)
+        throw SceneError(fmt::format("--overwrite: '{}' holds no bodies.json or diagnostics.csv: not a "
+                                     "Clockwork output folder, so it is not cleared",
+                                     options.out_dir));
+      for (const fs::directory_entry& e : fs::directory_iterator(out)) {
+        fs::remove_all(e.path(), ec);
+        if (ec) throw IoError(fmt::format("--overwrite: cannot remove '{}': {}", e.path().string(), ec.message()));
+      }
+    }
+  }
+  fs::create_directories(out / "frames", ec);
+  if (ec)
+    throw IoError(fmt::format("--out: cannot create '{}': {}", options.out_dir, ec.message()));
+}
 
 void write_frame(const Scene& scene, const std::string& out_dir, int frame, double t,
                  const Kernel& kernel) {
@@ -94,14 +159,16 @@ void copy_earlier_frames(const Scene& scene, const std::string& to) {
 
 }  // namespace
 
+void request_interrupt() { interrupt_requested = 1; }
+
 RunSummary run_scene(Scene& scene, const RunOptions& options) {
   const double until = std::isnan(options.until) ? scene.end_time : options.until;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(fs::path(options.out_dir) / "frames", ec);
-  if (ec)
-    throw IoError(
-        fmt::format("--out: cannot create '{}': {}", options.out_dir, ec.message()));
+  // The state the run starts from (a scene's or a resumed frame's) inside the limits.
+  for (Index a = 0; a < scene.kernel->state().size(); ++a)
+    if (std::string problem = scene.kernel->health_problem(a, scene.kernel->now()); !problem.empty())
+      throw SceneError(fmt::format("{}: the initial state of {}: {}", scene.resumed_from.empty() ? scene.file : scene.resumed_from,
+                                   name_vertex(scene, a), problem));
+  prepare_out_dir(scene, options);
 
   std::vector<ManifestBody> manifest;
   for (const Body& b : scene.bodies) manifest.push_back({b.name, b.obstacle, b.collide});
@@ -141,6 +208,22 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   };
   RunSummary summary;
+  int last_frame = -1;
+  double next_report = options.progress_seconds;
+  // On a terminal one line updated in place; in a pipe or a log, a plain line every
+  // progress_seconds of wall time (flushed: a log shows how far a run got).
+  auto report_progress = [&](double t) {
+    const double w = wall();
+    const double rate = w > 0 ? kernel.events_processed() / w : 0.0;
+    const double eta = t > t0 ? w * (until - t) / (t - t0) : 0.0;
+    if (options.progress_tty)
+      fmt::print(stderr, "\r  t = {:.4f} / {:.4f} s   wall {:.1f} s   {:.3g} events/s   ETA {:.1f} s   ",
+                 t, until, w, rate, eta);
+    else
+      fmt::print(stderr, "clockwork: progress: t = {:.6g} / {:.6g} s, frame {}, wall {:.1f} s, {:.3g} events/s, ETA {:.0f} s\n",
+                 t, until, last_frame, w, rate, eta);
+    std::fflush(stderr);
+  };
   auto observe = [&](int frame, double t, Kernel& k) {
     extra.clear();
     if (scene.contact) {
@@ -170,26 +253,50 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
       last_ticks = ticks;
       last_iterations = iterations;
     }
-    csv.write(measure(k, t), k.events_processed(), extra);
+    const Diagnostics d = measure(k, t);
+    check_frame(scene, k, d, t);
+    csv.write(d, k.events_processed(), extra);
     write_frame(scene, options.out_dir, frame, t, k);
     summary.frames = frame + 1;
-    if (options.progress) {
-      const double w = wall();
-      const double rate = w > 0 ? k.events_processed() / w : 0.0;
-      const double eta = t > t0 ? w * (until - t) / (t - t0) : 0.0;
-      fmt::print(stderr, "\r  t = {:.4f} / {:.4f} s   wall {:.1f} s   {:.3g} events/s   ETA {:.1f} s   ",
-                 t, until, w, rate, eta);
-    }
+    last_frame = frame;
+    if (options.progress && options.progress_tty) report_progress(t);
   };
   auto observer = std::make_unique<ObserverSource>(scene.frame_rate, frames, observe, scene.first_frame);
   ObserverSource& obs = *observer;
   const EventKind kind = kernel.add_source(std::move(observer));
   kernel.enable_event_counts(options.event_counts);
   kernel.set_trace(trace.get());
-  obs.start(kind, kernel);
-  kernel.run_until(until);
+  kernel.set_poll([&] {
+    if (interrupt_requested) return true;
+    if (options.progress && !options.progress_tty && wall() >= next_report) {
+      report_progress(kernel.now());
+      next_report = wall() + options.progress_seconds;
+    }
+    return false;
+  });
+  const auto last_good = [&] {
+    return last_frame < 0 ? std::string("no frame was written")
+                          : fmt::format("frames up to {} (t = {:.6g} s) are in {}", last_frame,
+                                        last_frame / scene.frame_rate, options.out_dir);
+  };
+  try {
+    obs.start(kind, kernel);
+    kernel.run_until(until);
+  } catch (const NumericalFailure& e) {
+    kernel.set_poll({});
+    kernel.set_trace(nullptr);
+    if (options.progress && options.progress_tty) fmt::print(stderr, "\n");
+    // The kernel knows global vertices; the user knows bodies.
+    const std::string where = e.vertex == NumericalFailure::kNoVertex ? std::string() : name_vertex(scene, e.vertex) + ": ";
+    throw NumericalFailure(fmt::format("numerical failure at t = {:.9g} s in event '{}': {}{}; {}", e.time,
+                                       e.event_kind, where, e.problem, last_good()),
+                           e.event_kind, e.time, e.vertex, e.problem);
+  }
+  kernel.set_poll({});
   kernel.set_trace(nullptr);
-  if (options.progress) fmt::print(stderr, "\n");
+  if (options.progress && options.progress_tty) fmt::print(stderr, "\n");
+  if (kernel.stopped())
+    throw Interrupted(fmt::format("interrupted at t = {:.6g} s; {}", kernel.now(), last_good()));
   if (options.event_counts) write_event_periods(options.out_dir, kernel);
   summary.events = kernel.events_processed();
   summary.simulated_seconds = until - t0;

@@ -1,9 +1,11 @@
 /// The command-line tool, run as a user would: exit codes, messages, outputs.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include "io/exit_codes.hpp"
@@ -110,4 +112,118 @@ TEST_CASE("render, plot and view name a missing output folder and exit with the 
   const Result camera = run_cli("render /no/such/run --eye 1 2 3");
   CHECK(camera.exit_code == kExitUsage);
   CHECK(camera.err.find("--eye and --target: give both or neither") != std::string::npos);
+}
+
+namespace {
+/// Whether a frame or diagnostics row under `dir` holds a non-finite number: a PLY's
+/// positions and velocities (its mass column is inf for pinned vertices), any number of
+/// an OBJ or CSV.
+bool holds_non_finite(const fs::path& dir) {
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string ext = e.path().extension().string();
+    if (ext != ".ply" && ext != ".obj" && ext != ".csv") continue;
+    std::istringstream in(test::read_file(e.path()));
+    bool body = ext != ".ply";
+    for (std::string line; std::getline(in, line);) {
+      if (!body) {
+        body = line == "end_header";
+        continue;
+      }
+      std::istringstream tokens(line);
+      std::string token;
+      for (int i = 0; tokens >> token && (ext != ".ply" || i < 6); ++i) {
+        for (char& c : token) c = char(std::tolower(static_cast<unsigned char>(c)));
+        if (token.find("nan") != std::string::npos || token.find("inf") != std::string::npos) return true;
+      }
+    }
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("a run that blows up stops at the event, names it and exits with the numerical failure") {
+  const fs::path out = test::fresh_dir("cli_blowup");
+  std::string text = test::read_file(CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json");
+  text.replace(text.find("[0, 0, -9.81]"), 13, "[0, 0, -1e12]");
+  const std::string scene = scene_file("huge_gravity.json", text);
+  const Result r = run_cli("run " + scene + " --out " + (out / "run").string());
+  CHECK(r.exit_code == kExitNumerical);
+  CAPTURE(r.err);
+  CHECK(r.err.find("clockwork: error: numerical failure at t = ") == 0);
+  CHECK(r.err.find("s in event 'force:gravity': body 'cloth' vertex ") != std::string::npos);
+  CHECK(r.err.find("is above the health limit max_speed = 10000 m/s; frames up to 0 (t = 0 s) are in " +
+                   (out / "run").string()) != std::string::npos);
+  CHECK(fs::exists(out / "run" / "frames" / "cloth_00000.ply"));
+  CHECK_FALSE(fs::exists(out / "run" / "frames" / "cloth_00001.ply"));
+  CHECK_FALSE(holds_non_finite(out / "run"));
+}
+
+TEST_CASE("run refuses a non-empty output folder unless --overwrite clears an earlier run") {
+  const fs::path out = test::fresh_dir("cli_overwrite");
+  const std::string demo = CLOCKWORK_SOURCE_DIR "/demos/fpu_chain.json";
+  const std::string run = "run " + demo + " --out " + (out / "run").string();
+  REQUIRE(run_cli(run + " --until 1").exit_code == 0);
+  REQUIRE(fs::exists(out / "run" / "frames" / "chain_00010.obj"));
+  const Result again = run_cli(run + " --until 0.5");
+  CHECK(again.exit_code == kExitInput);
+  CHECK(again.err.find("--out: '" + (out / "run").string() +
+                       "' is not empty (an earlier run's output): its files would mix with this "
+                       "run's; give another folder, --overwrite to clear it, or --resume") != std::string::npos);
+  const Result cleared = run_cli(run + " --until 0.5 --overwrite");
+  CHECK(cleared.exit_code == 0);
+  CHECK(fs::exists(out / "run" / "frames" / "chain_00005.obj"));
+  CHECK_FALSE(fs::exists(out / "run" / "frames" / "chain_00006.obj"));  // the longer run's
+
+  // A folder of other files is never cleared.
+  fs::create_directories(out / "mine");
+  std::ofstream(out / "mine" / "notes.txt") << "keep me";
+  const Result foreign = run_cli("run " + demo + " --until 0.5 --overwrite --out " + (out / "mine").string());
+  CHECK(foreign.exit_code == kExitInput);
+  CHECK(foreign.err.find("holds no bodies.json or diagnostics.csv: not a Clockwork output folder") !=
+        std::string::npos);
+  CHECK(fs::exists(out / "mine" / "notes.txt"));
+}
+
+TEST_CASE("command-line errors exit with the usage status and say what is wrong") {
+  const Result unknown = run_cli("frobnicate demos/hats.json");
+  CHECK(unknown.exit_code == kExitUsage);
+  CHECK(unknown.err.find("clockwork: error: unknown command 'frobnicate' (commands: run, validate, "
+                         "check-intersections, render, plot, view)") == 0);
+  CHECK(unknown.err.find("Usage:") != std::string::npos);
+  const Result flag = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/hats.json --no-such-flag");
+  CHECK(flag.exit_code == kExitUsage);
+  CHECK(flag.err.find("--no-such-flag") != std::string::npos);
+  CHECK(flag.err.find("Usage:") != std::string::npos);
+  const Result none = run_cli("");
+  CHECK(none.exit_code == kExitUsage);
+  const Result nan_until = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/hats.json --until nan");
+  CHECK(nan_until.exit_code == kExitUsage);
+  CHECK(nan_until.err.find("--until: must be a positive time in s, got nan") != std::string::npos);
+}
+
+TEST_CASE("a run in a pipe logs plain progress lines, and Ctrl-C stops it with its frames whole") {
+  const fs::path out = test::fresh_dir("cli_progress");
+  const std::string demo = CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json";
+  const Result r = run_cli("run " + demo + " --until 0.2 --progress-every 1e-9 --out " + (out / "a").string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("clockwork: progress: t = ") == 0);
+  CHECK(r.err.find(" / 0.2 s, frame ") != std::string::npos);
+
+  // SIGINT after a second of a 3 s scene that takes several seconds of wall time.
+  const fs::path log = out / "log";
+  fs::create_directories(log);
+  const std::string cmd = fmt::format("({} run {} --out {} >{} 2>{} </dev/null & pid=$!; sleep 1; kill -INT "
+                                      "$pid; wait $pid)",
+                                      CLOCKWORK_EXE, demo, (out / "b").string(), (log / "out").string(),
+                                      (log / "err").string());
+  const int status = std::system(cmd.c_str());
+  const Result stopped{WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::read_file(log / "out"),
+                       test::read_file(log / "err")};
+  CHECK(stopped.exit_code == kExitInterrupted);
+  CHECK(stopped.err.find("clockwork: error: interrupted at t = ") != std::string::npos);
+  CHECK(stopped.err.find("are in " + (out / "b").string()) != std::string::npos);
+  CHECK(stopped.out.find("scene 'hanging_cloth'") == 0);  // the log was flushed
+  CHECK(fs::exists(out / "b" / "frames" / "cloth_00000.ply"));
+  CHECK_FALSE(holds_non_finite(out / "b"));
 }
