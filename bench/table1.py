@@ -16,7 +16,8 @@ with the run's `--profile` output in profile.txt there.
        bench/table1.py [--build DIR] --tabulate DIR SCENE ...
 
 tabulates runs made before (each too long to repeat, or made by hand as
-`mkdir -p DIR/NAME_explicit; clockwork run VARIANT --out DIR/NAME_explicit --profile > DIR/NAME_explicit/profile.txt`,
+`clockwork run VARIANT --out DIR/NAME_explicit --profile > DIR/p.txt && mv DIR/p.txt DIR/NAME_explicit/profile.txt`
+(run refuses a non-empty --out, so the profile goes in after the run),
 and the same for NAME_phantom): the spans are read from the profiles, so the two columns
 may cover different spans, as with T_EXPLICIT and T_PHANTOM.
 """
@@ -48,7 +49,7 @@ def run(exe, doc, until, workdir, scene_dir, out):
     path = os.path.join(scene_dir, ".table1_%d.json" % os.getpid())
     json.dump(doc, open(path, "w"))
     try:
-        text = subprocess.run([exe, "run", path, "--until", str(until), "--out", out, "--profile"],
+        text = subprocess.run([exe, "run", path, "--until", str(until), "--out", out, "--profile", "--overwrite"],
                               check=True, capture_output=True, text=True).stdout
     finally:
         os.remove(path)

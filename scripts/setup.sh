@@ -24,7 +24,7 @@ cmake --build build -j "$jobs"
 
 case "$mode" in
   demo)
-    build/demos/clockwork run demos/hats.json --out out/hats
+    build/demos/clockwork run demos/hats.json --out out/hats --overwrite
     # The browser viewer's three.js (docs/viewer.md); the demo does not need it.
     if command -v npm >/dev/null; then
       npm ci --prefix viewer --omit=dev --no-audit --no-fund >/dev/null || echo "npm ci failed: no browser viewer"
