@@ -55,8 +55,9 @@ void SchroederSource::start(EventKind kind, Kernel& kernel, double t0) {
     fine_kind_ = kernel.add_source(std::make_unique<SchroederFineSource>(*this));
     has_fine_ = true;
   }
-  frame_start_ = t0;
-  kernel.schedule(kind, 0, t0);
+  clock_ = StepClock(t0, coarse_step());
+  next_step_ = 0;
+  kernel.schedule(kind, 0, clock_.time(0));
 }
 
 void SchroederSource::advance(double time, Kernel& kernel) {
@@ -82,10 +83,10 @@ void SchroederSource::advance(double time, Kernel& kernel) {
 }
 
 double SchroederSource::process(EventSlot, double time, Kernel& kernel) {
-  frame_start_ = time;
+  current_ = next_step_++;
   advance(time, kernel);
-  if (has_fine_) kernel.schedule(fine_kind_, 0, time + stepper_->substep());
-  return time + coarse_step();
+  if (has_fine_) kernel.schedule(fine_kind_, 0, clock_.time(current_, 1, stepper_->substeps_per_frame()));
+  return clock_.time(next_step_);
 }
 
 double SchroederSource::potential_energy(const VertexState& state, double t) const {
@@ -104,7 +105,7 @@ double SchroederFineSource::process(EventSlot, double time, Kernel& kernel) {
   coarse_.advance(time, kernel);
   const int next = coarse_.stepper_->step_in_frame() + 1;
   if (next >= coarse_.stepper_->substeps_per_frame()) return kNever;
-  return coarse_.frame_start_ + next * coarse_.stepper_->substep();
+  return coarse_.clock_.time(coarse_.current_, next, coarse_.stepper_->substeps_per_frame());
 }
 
 }  // namespace clockwork

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/kernel.hpp"
+#include "engine/step_clock.hpp"
 #include "integrators/schroeder_scheme.hpp"
 
 namespace clockwork {
@@ -68,7 +69,9 @@ class SchroederSource final : public EventSource {
   std::unique_ptr<SchroederStepper> stepper_;
   Eigen::VectorXd x_, u_, v_, w_;  ///< positions, kernel velocities, vⁿ, v^{n+½}
   bool started_ = false;
-  double frame_start_ = 0.0;
+  StepClock clock_;             ///< coarse event times t0 + n Δt (engine/step_clock.hpp)
+  std::uint64_t next_step_ = 0;  ///< n of the next coarse event
+  std::uint64_t current_ = 0;    ///< n of the current one
   EventKind fine_kind_ = 0;
   bool has_fine_ = false;
 };

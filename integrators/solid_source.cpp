@@ -55,9 +55,10 @@ void SolidSource::start(EventKind kind, Kernel& kernel, double t0) {
     fine->next_.assign(multirate_->regions().size(), 1);
     fine_ = fine.get();
     fine_kind_ = kernel.add_source(std::move(fine));
-    step_start_ = t0;
   }
-  kernel.schedule(kind, 0, t0);
+  clock_ = StepClock(t0, h_);
+  next_step_ = 0;
+  kernel.schedule(kind, 0, clock_.time(0));
 }
 
 void SolidSource::gather(const VertexState& state, double t) {
@@ -81,6 +82,7 @@ void SolidSource::kick(Kernel& kernel, double t, const Eigen::VectorXd& dv,
 double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   gather(kernel.state(), time);
   ++counters_.coarse_steps;
+  current_ = next_step_++;
   if (euler_) {
     v_new_ = v_;
     const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_);
@@ -94,22 +96,21 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     }
     v_new_ -= v_;
     kick(kernel, time, v_new_, free_);
-    return time + h_;
+    return clock_.time(next_step_);
   }
   multirate_->step(x_, v_, f_ext_, step_);
   v_start_ = v_;
   off_plan_.assign(multirate_->regions().size(), 0);
   kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   const auto& regions = multirate_->regions();
-  step_start_ = time;
   for (std::size_t i = 0; i < regions.size(); ++i) {
     kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);
     if (regions[i].m > 1) {
       fine_->begin(static_cast<EventSlot>(i));
-      kernel.schedule(fine_kind_, static_cast<EventSlot>(i), time + h_ / regions[i].m);
+      kernel.schedule(fine_kind_, static_cast<EventSlot>(i), clock_.time(current_, 1, regions[i].m));
     }
   }
-  return time + h_;
+  return clock_.time(next_step_);
 }
 
 double SolidSource::potential_energy(const VertexState& state, double t) const {
@@ -146,7 +147,7 @@ double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
   ++coarse_.counters_.fine_steps;
   next_[slot] = r + 1;
   if (r + 1 >= region.m) return kNever;
-  return coarse_.step_start_ + (r + 1) * (coarse_.h_ / region.m);
+  return coarse_.clock_.time(coarse_.current_, r + 1, region.m);
 }
 
 bool SolidFineSource::left_plan(EventSlot region, int r, const VertexState& state) const {

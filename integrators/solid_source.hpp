@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/kernel.hpp"
+#include "engine/step_clock.hpp"
 #include "integrators/backward_euler.hpp"
 #include "integrators/multirate_solver.hpp"
 
@@ -92,7 +93,9 @@ class SolidSource final : public EventSource {
   MultirateStep step_;
   EventKind fine_kind_ = 0;
   SolidFineSource* fine_ = nullptr;
-  double step_start_ = 0.0;  ///< t_n of the current large step
+  StepClock clock_;          ///< t_n = t0 + n h (engine/step_clock.hpp)
+  std::uint64_t next_step_ = 0;  ///< n of the next large step
+  std::uint64_t current_ = 0;  ///< n of the current large step
   Eigen::VectorXd v_start_;  ///< velocities at t_n (multi-rate: the plan's reference)
   std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
   SolidCounters counters_;
