@@ -162,6 +162,14 @@ TEST_CASE("hostile: a directory given as a file is named as such by every reader
   CHECK(obj.exit_code == kExitInput);
   CHECK(contains(obj.err, "/bodies/0/shape/file: " + (dir / "mesh.obj").string() +
                               ": is a directory, expected a file"));
+  // A solid whose TetGen .node is a directory (mesh.node, made above).
+  const fs::path solid = dir / "solid.json";
+  write_text(solid, replaced(test::read_file(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/schroeder_bad_sphere.json"),
+                             "\"data/bad_sphere\"", "\"mesh\""));
+  const auto tet = test::run_cli("validate " + solid.string());
+  CHECK(tet.exit_code == kExitInput);
+  CHECK(contains(tet.err, solid.string() + ": /bodies/0/shape/file: " + (dir / "mesh.node").string() +
+                              ": is a directory, expected a file"));
 }
 
 TEST_CASE("hostile: OBJ duplicated, repeated-vertex, degenerate and overflowing faces name file, line and face") {
