@@ -44,6 +44,10 @@ class JsonField {
   long long integer_in(long long lo, long long hi) const;
   bool boolean() const;
   std::string string() const;
+  /// A string that is safe as (part of) a file name, since scene and body names make
+  /// the paths of the outputs: 1 to 64 characters of A-Z a-z 0-9 '.' '_' '-', not
+  /// starting with '.' (no "..", no hidden files, no '/', no control characters).
+  std::string file_name() const;
   /// One of `choices`.
   std::string choice(std::initializer_list<std::string_view> choices) const;
   Vec3 vec3() const;  ///< array of three finite numbers
@@ -57,7 +61,18 @@ class JsonField {
   std::string pointer_;
 };
 
-/// Parses a JSON document, throwing SceneError with the file and the parser's position.
+/// Deepest nesting of arrays and objects a scene file may have: scenes need 6 levels;
+/// the limit keeps hostile files (60 000 levels of [[[...]]]) away from recursion.
+inline constexpr int kMaxJsonDepth = 256;
+
+/// Parses a JSON document, throwing SceneError with the file and, for syntax errors,
+/// the parser's line and column. Every number is checked as it is read, the message
+/// naming the file, its JSON pointer and the literal: out of double's range (1e400),
+/// rounding to zero (1e-400), subnormal (1e-310, below 2.2250738585072014e-308); NaN
+/// and infinity literals (NaN, nan, Infinity), which JSON does not have, are named as
+/// such. Nesting deeper than kMaxJsonDepth is refused with the line and column.
 nlohmann::json parse_json_file(const std::string& path);
+/// The same for a document already in memory; `file` names it in messages.
+nlohmann::json parse_json_text(const std::string& text, const std::string& file);
 
 }  // namespace clockwork

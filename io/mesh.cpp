@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "io/scene_error.hpp"
+#include "io/text_input.hpp"
 
 namespace clockwork {
 
@@ -123,15 +125,32 @@ TriangleMesh make_chain(const Vec3& start, const Vec3& end, int segments) {
   return m;
 }
 
-TriangleMesh read_obj(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw SceneError(fmt::format("{}: cannot open the OBJ file", path));
+namespace {
+/// Whether the longest squared edge and twice the area of triangle (a, b, c) are
+/// finite, and whether it is degenerate by MembraneStVK::is_degenerate's scale-free
+/// test: twice its area ≤ 1e-12 × its longest squared edge.
+struct TriangleShape {
+  bool finite, degenerate;
+};
+TriangleShape triangle_shape(const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 e1 = b - a, e2 = c - a;
+  const double longest = std::max({e1.squaredNorm(), e2.squaredNorm(), (e2 - e1).squaredNorm()});
+  const double area2 = e1.cross(e2).norm();
+  if (!std::isfinite(longest) || !std::isfinite(area2)) return {false, false};
+  return {true, !(longest > 0.0) || !(area2 > 1e-12 * longest)};
+}
+}  // namespace
+
+TriangleMesh read_obj(const std::string& path, ObjFaces faces) {
+  std::ifstream in = open_input(path, "OBJ");
   TriangleMesh m;
   std::string line;
   int line_no = 0;
   auto fail = [&](std::string_view what) {
-    throw SceneError(fmt::format("{}:{}: {}: '{}'", path, line_no, what, line));
+    throw SceneError(fmt::format("{}:{}: {}: '{}'", path, line_no, what, printable(line)));
   };
+  std::map<std::vector<Index>, std::pair<int, int>> seen;  // sorted face -> face number, line
+  int face_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
     std::istringstream ls(line);
@@ -142,34 +161,51 @@ TriangleMesh read_obj(const std::string& path) {
       std::string token;
       for (int k = 0; k < 3; ++k) {
         if (!(ls >> token)) fail("vertex needs 3 coordinates");
-        try {
-          std::size_t used = 0;
-          x[k] = std::stod(token, &used);
-          if (used != token.size()) fail("vertex coordinate is not a number");
-        } catch (const std::logic_error&) {
-          fail("vertex coordinate is not a number");
-        }
+        // Subnormal coordinates are accepted: they are finite, and frames of older runs
+        // hold some (std::stod refused them as out of range).
+        if (!parse_double(token, x[k])) fail("vertex coordinate is not a number within a double's range");
         if (!std::isfinite(x[k])) fail("vertex coordinate is not finite");
       }
       m.vertices.push_back(x);
     } else if (tag == "f") {
+      ++face_no;
       std::vector<Index> face;
       std::string token;
       while (ls >> token) {
+        const std::string digits = token.substr(0, token.find('/'));
         long long idx = 0;
-        try {
-          idx = std::stoll(token.substr(0, token.find('/')));
-        } catch (const std::logic_error&) {
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), idx);
+        if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty())
           fail("face index is not an integer");
-        }
         const long long n = static_cast<long long>(m.vertices.size());
         if (idx < 0) idx = n + idx + 1;
         if (idx < 1 || idx > n) fail("face index out of range");
         face.push_back(static_cast<Index>(idx - 1));
       }
       if (face.size() < 3) fail("face needs at least 3 vertices");
-      for (std::size_t k = 1; k + 1 < face.size(); ++k)
-        m.triangles.push_back({face[0], face[k], face[k + 1]});
+      if (faces == ObjFaces::kSurface) {
+        std::vector<Index> key = face;
+        std::sort(key.begin(), key.end());
+        if (std::adjacent_find(key.begin(), key.end()) != key.end())
+          fail(fmt::format("face {} uses a vertex twice (a degenerate face)", face_no));
+        const auto [it, fresh] = seen.emplace(std::move(key), std::pair{face_no, line_no});
+        if (!fresh)
+          fail(fmt::format("face {} has the vertices of face {} (line {}): a duplicated face", face_no,
+                           it->second.first, it->second.second));
+      }
+      for (std::size_t k = 1; k + 1 < face.size(); ++k) {
+        const std::array<Index, 3> t{face[0], face[k], face[k + 1]};
+        if (faces == ObjFaces::kSurface) {
+          const TriangleShape shape = triangle_shape(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]]);
+          if (!shape.finite)
+            fail(fmt::format("face {}: its area is not finite (coordinates too large to compute it)",
+                             face_no));
+          if (shape.degenerate)
+            fail(fmt::format("face {} (vertices {} {} {}) is degenerate (zero area)", face_no,
+                             t[0] + 1, t[1] + 1, t[2] + 1));
+        }
+        m.triangles.push_back(t);
+      }
     }
   }
   if (m.vertices.empty()) throw SceneError(fmt::format("{}: OBJ file has no vertices", path));

@@ -40,9 +40,19 @@ TriangleMesh make_hat(const Vec3& center, const Vec3& axis_u, const Vec3& axis_v
 /// Straight chain of `segments` springs from `start` to `end` (segments + 1 vertices).
 TriangleMesh make_chain(const Vec3& start, const Vec3& end, int segments);
 
+/// What read_obj checks of the faces beyond their indices.
+enum class ObjFaces {
+  kAny,      ///< frames the tool wrote: as they are (a crushed cloth may hold slivers)
+  kSurface,  ///< a scene's mesh: no vertex twice in a face, no face twice (the same vertex
+             ///< set), no degenerate triangle (MembraneStVK::is_degenerate's test), no
+             ///< triangle whose area overflows (coordinates ~1e200)
+};
+
 /// Reads the vertices and faces of a Wavefront OBJ (polygons fan-triangulated,
-/// negative indices resolved). Throws SceneError naming the file and line.
-TriangleMesh read_obj(const std::string& path);
+/// negative indices resolved). Coordinates must be finite (subnormals are accepted).
+/// Throws SceneError naming the file, line, face number (1-based, in file order) and
+/// the line's text; a directory is named as such.
+TriangleMesh read_obj(const std::string& path, ObjFaces faces = ObjFaces::kAny);
 
 /// Unique undirected edges shared by exactly two triangles, as hinge stencils
 /// (x0, x1 shared edge; x2 opposite in the triangle where (x0, x1) is counter-

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "io/run.hpp"
 #include "io/scene_error.hpp"
+#include "io/text_input.hpp"
 
 namespace clockwork {
 
@@ -53,6 +55,8 @@ ResumePoint read_resume_point(const std::string& dir, const std::vector<std::str
 std::vector<std::string> diagnostics_before(const std::string& dir, const std::string& header,
                                             double t0) {
   const std::string path = dir + "/diagnostics.csv";
+  if (std::filesystem::is_directory(path))
+    throw SceneError(fmt::format("--resume {}: {}: is a directory, expected a file", dir, path));
   std::ifstream in(path);
   if (!in) throw SceneError(fmt::format("--resume {}: cannot read {}", dir, path));
   std::string line;
@@ -65,11 +69,9 @@ std::vector<std::string> diagnostics_before(const std::string& dir, const std::s
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     double t = 0.0;
-    try {
-      t = std::stod(line.substr(0, line.find(',')));
-    } catch (const std::exception&) {
-      throw SceneError(fmt::format("--resume {}: {}: a row without a time: '{}'", dir, path, line));
-    }
+    if (!parse_double(line.substr(0, line.find(',')), t) || !std::isfinite(t))
+      throw SceneError(fmt::format("--resume {}: {}: a row without a time: '{}'", dir, path,
+                                   printable(line)));
     // Frames are at i / frame_rate: rows within rounding of t0 belong to the resumed frame.
     if (t < t0 * (1.0 - 1e-12) - 1e-15) rows.push_back(line);
   }

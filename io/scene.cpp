@@ -165,7 +165,7 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
   if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
   TriangleMesh m;
   try {
-    m = read_obj(p.string());
+    m = read_obj(p.string(), ObjFaces::kSurface);
   } catch (const SceneError& e) {
     file.fail(e.what());
   }
@@ -186,10 +186,8 @@ class SceneBuilder {
   Scene build() {
     root_.expect_keys({"name", "description", "end_time", "frame_rate", "seed", "gravity", "wind",
                        "output", "bodies", "contact", "obstacles"});
-    scene_.name = root_.at("name").string();
+    scene_.name = root_.at("name").file_name();  // the default output folder out/<name>
     if (auto d = root_.find("description")) scene_.description = d->string();
-    if (scene_.name.empty() || scene_.name.find_first_of("/\\") != std::string::npos)
-      root_.at("name").fail("must be a non-empty name without slashes");
     scene_.end_time = root_.at("end_time").positive();
     scene_.frame_rate = root_.at("frame_rate").positive();
     seed_ = root_.has("seed") ? static_cast<std::uint64_t>(root_.at("seed").integer_in(0, 1LL << 62))
@@ -568,9 +566,7 @@ class SceneBuilder {
   }
 
   std::string read_name(const JsonField& b) {
-    std::string name = b.at("name").string();
-    if (name.empty() || name.find_first_of("/\\ ") != std::string::npos)
-      b.at("name").fail("must be a non-empty name without slashes or spaces");
+    std::string name = b.at("name").file_name();  // frames are <name>_NNNNN.obj/.ply
     for (const Body& other : scene_.bodies)
       if (other.name == name) b.at("name").fail("duplicate body or obstacle name");
     pointers_.push_back(b.pointer());

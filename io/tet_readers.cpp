@@ -17,6 +17,7 @@
 
 #include "io/scene_error.hpp"
 #include "io/tet_mesh.hpp"
+#include "io/text_input.hpp"
 
 namespace clockwork {
 
@@ -27,9 +28,7 @@ namespace {
 class LineReader {
  public:
   LineReader(const std::string& path, const char* kind, bool strip_comments)
-      : path_(path), in_(path), strip_comments_(strip_comments) {
-    if (!in_) throw SceneError(fmt::format("{}: cannot open the {} file", path, kind));
-  }
+      : path_(path), in_(open_input(path, kind)), strip_comments_(strip_comments) {}
 
   /// Advances to the next non-blank line; false at the end of the file.
   bool next() {
@@ -58,7 +57,7 @@ class LineReader {
   const std::string& path() const { return path_; }
 
   const std::string& token(std::size_t k, std::string_view what) const {
-    if (k >= tokens_.size()) fail(fmt::format("missing {}", what), fmt::format("'{}'", text_));
+    if (k >= tokens_.size()) fail(fmt::format("missing {}", what), fmt::format("'{}'", printable(text_)));
     return tokens_[k];
   }
   long long integer(std::size_t k, std::string_view what) const {
@@ -66,7 +65,7 @@ class LineReader {
     long long value = 0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (ec != std::errc() || end != t.data() + t.size())
-      fail(fmt::format("{} is not an integer", what), fmt::format("'{}'", t));
+      fail(fmt::format("{} is not an integer", what), fmt::format("'{}'", printable(t)));
     return value;
   }
   long long count(std::size_t k, std::string_view what) const {
@@ -79,7 +78,7 @@ class LineReader {
     double value = 0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value))
-      fail(fmt::format("{} is not a finite number", what), fmt::format("'{}'", t));
+      fail(fmt::format("{} is not a finite number", what), fmt::format("'{}'", printable(t)));
     return value;
   }
 
