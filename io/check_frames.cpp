@@ -10,6 +10,7 @@
 #include "io/json_reader.hpp"
 #include "io/mesh.hpp"
 #include "io/run.hpp"
+#include "io/run_folder.hpp"
 
 namespace clockwork {
 
@@ -44,23 +45,21 @@ std::vector<ManifestBody> read_manifest(const std::string& out_dir) {
 }
 
 std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
-  namespace fs = std::filesystem;
-  const std::vector<ManifestBody> bodies = read_manifest(out_dir);
+  // A gap, a frame cut short or a changed mesh is refused before any frame is checked:
+  // a damaged run must not pass as an intersection-free one.
+  const RunFolder run = scan_run_folder(out_dir, "obj");
+  const std::vector<ManifestBody>& bodies = run.bodies;
 
   std::vector<FrameIntersections> out;
   std::vector<Vec3> x;
   std::vector<std::array<Index, 3>> tris;
   std::vector<std::pair<std::size_t, std::size_t>> owner;
-  for (int frame = 0;; ++frame) {
+  for (int frame = 0; frame < run.frames; ++frame) {
     x.clear();
     tris.clear();
     owner.clear();
-    bool any = false;
     for (std::size_t b = 0; b < bodies.size(); ++b) {
-      const std::string path = frame_path(out_dir, bodies[b].name, frame, "obj");
-      if (!fs::exists(path)) continue;
-      any = true;
-      const TriangleMesh m = read_obj(path);
+      const TriangleMesh m = read_obj(frame_path(out_dir, bodies[b].name, frame, "obj"));
       const Index first = static_cast<Index>(x.size());
       x.insert(x.end(), m.vertices.begin(), m.vertices.end());
       for (std::size_t t = 0; t < m.triangles.size(); ++t) {
@@ -69,7 +68,6 @@ std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
         owner.emplace_back(b, t);
       }
     }
-    if (!any) break;
     FrameIntersections f;
     f.frame = frame;
     f.triangles = tris.size();
@@ -81,8 +79,6 @@ std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
     }
     out.push_back(std::move(f));
   }
-  if (out.empty())
-    throw SceneError(fmt::format("{}/frames: no OBJ frames (was output.obj false?)", out_dir));
   return out;
 }
 
