@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,8 +72,10 @@ class Lines {
   std::size_t pos_ = 0;
 };
 
-std::vector<std::string_view> split(std::string_view s) {
-  std::vector<std::string_view> out;
+/// The whitespace-separated tokens of `s` into `out` (reused: this runs per row).
+void split(std::string_view s, std::vector<std::string_view>* tokens) {
+  std::vector<std::string_view>& out = *tokens;
+  out.clear();
   std::size_t i = 0;
   while (i < s.size()) {
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
@@ -82,14 +84,18 @@ std::vector<std::string_view> split(std::string_view s) {
     if (j > i) out.push_back(s.substr(i, j - i));
     i = j;
   }
+}
+
+std::vector<std::string_view> split(std::string_view s) {
+  std::vector<std::string_view> out;
+  split(s, &out);
   return out;
 }
 
+/// The whole token as a number ("inf" included; the callers decide).
 bool to_double(std::string_view token, double* x) {
-  const std::string s(token);
-  char* end = nullptr;
-  *x = std::strtod(s.c_str(), &end);
-  return !s.empty() && end == s.c_str() + s.size();
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), *x);
+  return ec == std::errc() && end == token.data() + token.size() && !token.empty();
 }
 
 bool to_count(std::string_view token, std::size_t* n) {
@@ -153,9 +159,10 @@ Counts check_ply(const std::string& path) {
         "{}: truncated: {} of the {} vertex rows and {} of the {} face rows the header declares",
         path, vertex_rows, n.vertices, face_rows, n.faces));
   };
+  std::vector<std::string_view> w;
   for (std::size_t a = 0; a < n.vertices; ++a) {
     if (!lines.next(&line)) truncated(a, 0);
-    const auto w = split(line);
+    split(line, &w);
     if (w.size() != properties.size())
       fail(fmt::format("vertex {}: {} values, the header declares {} properties", a, w.size(),
                        properties.size()));
@@ -169,7 +176,7 @@ Counts check_ply(const std::string& path) {
   }
   for (std::size_t t = 0; t < n.faces; ++t) {
     if (!lines.next(&line)) truncated(n.vertices, t);
-    const auto w = split(line);
+    split(line, &w);
     std::size_t k = 0;
     if (w.empty() || !to_count(w[0], &k) || k < 3 || w.size() != k + 1)
       fail(fmt::format("face {}: expected a vertex count >= 3 and that many indices, got '{}'", t,
@@ -198,8 +205,9 @@ Counts count_obj(const std::string& path) {
   Counts n;
   Lines lines(text);
   std::string_view line;
+  std::vector<std::string_view> w;
   while (lines.next(&line)) {
-    const auto w = split(line);
+    split(line, &w);
     if (w.empty()) continue;
     n.vertices += w[0] == "v";
     n.faces += w[0] == "f";
