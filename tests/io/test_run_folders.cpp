@@ -228,6 +228,25 @@ TEST_CASE("run folders: a truncated, garbled or binary PLY frame") {
   both_refuse(out, ply.string() + ": truncated header (no end_header)");
 }
 
+TEST_CASE("run folders: other files in frames/ are not read, a folder named as a frame is missing") {
+  const fs::path out = chain_run("other_files");
+  write(out / "frames" / "notes.txt", "not a frame");
+  write(out / "frames" / "chain_3.ply", "not a frame either");  // not frame_path's name
+  write(out / "frames" / "other_00000.ply", "ply");              // not a body of bodies.json
+  CHECK(scan_run_folder(out.string()).frames == 11);
+  CHECK(run_cli("check-intersections " + out.string()).exit_code == 0);
+  // A face of frame 2 naming a vertex that does not exist (the cloth's PLY).
+  const fs::path cloth = cloth_run("face_index");
+  std::vector<std::string> ply = rows_of(frame(cloth, "cloth", 2, "ply"));
+  ply.back() = "3 0 1 625";
+  write(frame(cloth, "cloth", 2, "ply"), joined(ply));
+  both_refuse(cloth, frame(cloth, "cloth", 2, "ply").string() +
+                         ":1792: face 1151: vertex index '625' is not one of the 625 vertices");
+  fs::remove(frame(out, "chain", 9, "ply"));
+  fs::create_directory(frame(out, "chain", 9, "ply"));
+  both_refuse(out, frame(out, "chain", 9, "ply").string() + ": missing (frames 0-8 and 10 exist)");
+}
+
 TEST_CASE("run folders: bodies.json naming a body with no frames, or no body") {
   const fs::path out = chain_run("ghost_body");
   write(out / "bodies.json", R"({"bodies": [{"name": "chain", "obstacle": false, "collide": false},
