@@ -323,7 +323,7 @@ RunFolder scan_run_folder(const std::string& out_dir, std::string_view need) {
         if (!found.count(f)) {
           if (found.empty())
             throw SceneError(fmt::format("{}: missing (body '{}' of bodies.json has no .{} frames; "
-                                         "other bodies have frames 0-{})",
+                                         "the run has frames 0-{})",
                                          path, run.bodies[b].name, kFormats[k], frames - 1));
           throw SceneError(fmt::format("{}: missing (frames {} exist)", path, describe(found)));
         }

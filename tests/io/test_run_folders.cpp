@@ -252,8 +252,8 @@ TEST_CASE("run folders: bodies.json naming a body with no frames, or no body") {
   write(out / "bodies.json", R"({"bodies": [{"name": "chain", "obstacle": false, "collide": false},
                                             {"name": "ghost", "obstacle": false, "collide": false}]})");
   both_refuse(out, frame(out, "ghost", 0, "obj").string() +
-                       ": missing (body 'ghost' of bodies.json has no .obj frames; other bodies "
-                       "have frames 0-10)");
+                       ": missing (body 'ghost' of bodies.json has no .obj frames; the run has "
+                       "frames 0-10)");
   write(out / "bodies.json", R"({"bodies": []})");
   both_refuse(out, (out / "bodies.json").string() + ": /bodies: empty");
 }
