@@ -8,6 +8,7 @@
 
 #include "contact/intersection_check.hpp"
 #include "io/json_reader.hpp"
+#include "io/scene_error.hpp"
 #include "io/mesh.hpp"
 #include "io/run.hpp"
 #include "io/run_folder.hpp"
@@ -21,7 +22,7 @@ void write_manifest(const std::string& out_dir, const std::vector<ManifestBody>&
     doc["bodies"].push_back({{"name", b.name}, {"obstacle", b.obstacle}, {"collide", b.collide}});
   const std::string path = out_dir + "/bodies.json";
   std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
+  if (!out) throw IoError(fmt::format("cannot open '{}' for writing", path));
   out << doc.dump(2) << '\n';
 }
 
