@@ -8,8 +8,10 @@
 
 #include "contact/intersection_check.hpp"
 #include "io/json_reader.hpp"
+#include "io/scene_error.hpp"
 #include "io/mesh.hpp"
 #include "io/run.hpp"
+#include "io/run_folder.hpp"
 
 namespace clockwork {
 
@@ -20,7 +22,7 @@ void write_manifest(const std::string& out_dir, const std::vector<ManifestBody>&
     doc["bodies"].push_back({{"name", b.name}, {"obstacle", b.obstacle}, {"collide", b.collide}});
   const std::string path = out_dir + "/bodies.json";
   std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
+  if (!out) throw IoError(fmt::format("cannot open '{}' for writing", path));
   out << doc.dump(2) << '\n';
 }
 
@@ -44,23 +46,21 @@ std::vector<ManifestBody> read_manifest(const std::string& out_dir) {
 }
 
 std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
-  namespace fs = std::filesystem;
-  const std::vector<ManifestBody> bodies = read_manifest(out_dir);
+  // A gap, a frame cut short or a changed mesh is refused before any frame is checked:
+  // a damaged run must not pass as an intersection-free one.
+  const RunFolder run = scan_run_folder(out_dir, "obj");
+  const std::vector<ManifestBody>& bodies = run.bodies;
 
   std::vector<FrameIntersections> out;
   std::vector<Vec3> x;
   std::vector<std::array<Index, 3>> tris;
   std::vector<std::pair<std::size_t, std::size_t>> owner;
-  for (int frame = 0;; ++frame) {
+  for (int frame = 0; frame < run.frames; ++frame) {
     x.clear();
     tris.clear();
     owner.clear();
-    bool any = false;
     for (std::size_t b = 0; b < bodies.size(); ++b) {
-      const std::string path = frame_path(out_dir, bodies[b].name, frame, "obj");
-      if (!fs::exists(path)) continue;
-      any = true;
-      const TriangleMesh m = read_obj(path);
+      const TriangleMesh m = read_obj(frame_path(out_dir, bodies[b].name, frame, "obj"));
       const Index first = static_cast<Index>(x.size());
       x.insert(x.end(), m.vertices.begin(), m.vertices.end());
       for (std::size_t t = 0; t < m.triangles.size(); ++t) {
@@ -69,7 +69,6 @@ std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
         owner.emplace_back(b, t);
       }
     }
-    if (!any) break;
     FrameIntersections f;
     f.frame = frame;
     f.triangles = tris.size();
@@ -81,8 +80,6 @@ std::vector<FrameIntersections> check_frames(const std::string& out_dir) {
     }
     out.push_back(std::move(f));
   }
-  if (out.empty())
-    throw SceneError(fmt::format("{}/frames: no OBJ frames (was output.obj false?)", out_dir));
   return out;
 }
 

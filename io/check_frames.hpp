@@ -14,9 +14,10 @@ struct FrameIntersections {
   std::vector<std::string> pairs;  ///< "body:triangle x body:triangle", deformable only
 };
 
-/// Every frame present in OUT/frames, in order. Pairs of obstacle triangles are
-/// not reported (obstacles may overlap each other); neither are triangles sharing
-/// a vertex. Throws SceneError if the folder, manifest or a frame is unreadable.
+/// Every frame of the run, in order. Pairs of obstacle triangles are not reported
+/// (obstacles may overlap each other); neither are triangles sharing a vertex.
+/// Throws SceneError naming the file if the folder is not a complete run with OBJ
+/// frames (scan_run_folder, io/run_folder.hpp) or a frame is unreadable.
 std::vector<FrameIntersections> check_frames(const std::string& out_dir);
 
 /// Writes OUT/bodies.json: name, obstacle flag and collide flag of each body.

@@ -14,6 +14,7 @@
 
 #include "io/check_frames.hpp"
 #include "io/run.hpp"
+#include "io/run_folder.hpp"
 #include "io/scene_error.hpp"
 
 namespace clockwork {
@@ -139,7 +140,8 @@ double read_frame_interval(const std::string& out_dir) {
   if (!std::getline(in, header) || !std::getline(in, first) || !std::getline(in, second))
     return 0.0;
   const auto time_of = [](const std::string& row) { return std::strtod(row.c_str(), nullptr); };
-  return time_of(second) - time_of(first);
+  const double dt = time_of(second) - time_of(first);
+  return std::isfinite(dt) && dt > 0.0 ? dt : 0.0;  // 0: unknown, the video at 30 frames/s
 }
 
 bool on_path(const std::string& program) {
@@ -164,26 +166,19 @@ std::string quoted(const std::string& s) {
 }  // namespace
 
 RunFrames read_run_frames(const std::string& out_dir) {
-  const std::vector<ManifestBody> manifest = read_manifest(out_dir);
+  // The whole run or nothing: a missing or cut frame is refused, not skipped.
+  const RunFolder folder = scan_run_folder(out_dir, "obj");
   RunFrames run;
-  for (const ManifestBody& b : manifest) {
+  for (const ManifestBody& b : folder.bodies) {
     run.body_names.push_back(b.name);
     run.obstacle.push_back(b.obstacle);
   }
-  for (int frame = 0;; ++frame) {
-    std::vector<TriangleMesh> bodies(manifest.size());
-    bool any = false;
-    for (std::size_t b = 0; b < manifest.size(); ++b) {
-      const std::string path = frame_path(out_dir, manifest[b].name, frame, "obj");
-      if (!fs::exists(path)) continue;
-      any = true;
-      bodies[b] = read_obj(path);
-    }
-    if (!any) break;
+  for (int frame = 0; frame < folder.frames; ++frame) {
+    std::vector<TriangleMesh> bodies;
+    for (const ManifestBody& b : folder.bodies)
+      bodies.push_back(read_obj(frame_path(out_dir, b.name, frame, "obj")));
     run.meshes.push_back(std::move(bodies));
   }
-  if (run.meshes.empty())
-    throw SceneError(fmt::format("{}/frames: no OBJ frames (was output.obj false?)", out_dir));
   run.frame_interval = read_frame_interval(out_dir);
   return run;
 }

@@ -28,7 +28,7 @@ struct RenderSummary {
   std::string video_note;  ///< why there is no video (empty if there is one or --no-video)
 };
 
-/// The frames of a run in memory: meshes[frame][body] (empty mesh: no file).
+/// The frames of a run in memory: meshes[frame][body].
 struct RunFrames {
   std::vector<std::string> body_names;
   std::vector<bool> obstacle;
@@ -36,8 +36,9 @@ struct RunFrames {
   double frame_interval = 0.0;  ///< s, from diagnostics.csv (0 if unknown)
 };
 
-/// Reads OUT/bodies.json and every OBJ frame. Throws SceneError naming the folder
-/// when it is missing, is not a run's output folder, or holds no OBJ frames.
+/// Reads OUT/bodies.json and every OBJ frame. Throws SceneError naming the file
+/// when the folder is missing, is not a complete run's output folder (a missing,
+/// cut or changed frame: scan_run_folder, io/run_folder.hpp), or holds no OBJ frames.
 RunFrames read_run_frames(const std::string& out_dir);
 
 /// A camera that frames the deformable bodies (and non-flat obstacles) of every frame,

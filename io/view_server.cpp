@@ -149,8 +149,10 @@ void ViewServer::serve_one() {
     if (method != "GET" && !head) {
       respond(client, 405, "Method Not Allowed", "text/plain", "GET only\n", false);
     } else if (!file) {
+      // The viewer shows the status with the file it asked for (viewer/run_data.js).
+      const std::string target = request.substr(sp1 + 1, sp2 - sp1 - 1);
       respond(client, status, status == 403 ? "Forbidden" : "Not Found", "text/plain",
-              status == 403 ? "forbidden\n" : "not found\n", head);
+              status == 403 ? "forbidden\n" : "not found: " + target.substr(0, 200) + "\n", head);
     } else {
       std::ifstream in(*file, std::ios::binary);
       const std::string body((std::istreambuf_iterator<char>(in)),

@@ -3,44 +3,99 @@
 
 Writes OUTDIR/plots/energy.png, momentum.png, contact.png (only when the run has the
 contact columns) and event_periods.png (from OUTDIR/event_periods.csv, written when the
-kernel counted events). Needs python3-matplotlib (Debian). Exit 2 with one message on a
-missing or malformed input.
+kernel counted events). Needs python3-matplotlib (Debian).
+
+Exit statuses as the clockwork tool's (io/exit_codes.hpp): 3 with one line naming the
+file on a missing, truncated or malformed input (read whole before anything is
+plotted), 5 when the plots cannot be written (no matplotlib, a folder not writable).
 """
 import csv
+import math
 import os
 import sys
 
-import matplotlib
+EXIT_INPUT = 3  # kExitInput
+EXIT_IO = 5  # kExitIo
+plt = None  # matplotlib.pyplot: imported by main() once the inputs are read whole
 
-matplotlib.use("Agg")  # headless: no display needed
-import matplotlib.pyplot as plt  # noqa: E402
 
-
-def fail(message):
+def fail(message, status=EXIT_INPUT):
     print(f"plot_run.py: {message}", file=sys.stderr)
-    sys.exit(2)
+    sys.exit(status)
+
+
+def read_rows(path):
+    """The rows of a CSV file, or one message naming it (never a traceback)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        fail(f"{path}: missing (every run writes it)")
+    except UnicodeDecodeError as e:
+        fail(f"{path}: not a text file (byte {e.start} is not UTF-8)")
+    except OSError as e:
+        fail(f"{path}: cannot read: {e.strerror}")
+    if not text:
+        fail(f"{path}: empty file (expected a header row)")
+    if "\0" in text:
+        fail(f"{path}: holds a NUL byte (a damaged file)")
+    # clockwork writes whole rows, each ended by a newline: a file cut inside its last
+    # number would otherwise be read as a shorter number.
+    if not text.endswith("\n"):
+        fail(f"{path}: truncated inside its last row (no end of line)")
+    try:
+        return list(csv.reader(text.splitlines()))
+    except csv.Error as e:
+        fail(f"{path}: not a CSV file: {e}")
+
+
+def number(path, line, name, value):
+    try:
+        x = float(value)
+    except ValueError:
+        fail(f"{path}:{line}: column '{name}': not a number: '{value}'")
+    if not math.isfinite(x):
+        fail(f"{path}:{line}: column '{name}': not a finite number: '{value}'")
+    return x
 
 
 def read_columns(path):
-    """CSV with a header row -> {column: [float, ...]}."""
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.reader(f))
-    except OSError as e:
-        fail(f"{path}: cannot read: {e.strerror}")
-    if not rows:
-        fail(f"{path}: empty file (expected a header row)")
+    """CSV with a header row -> {column: [float, ...]}, at least one row, time increasing."""
+    rows = read_rows(path)
     header, body = rows[0], rows[1:]
+    if len(set(header)) != len(header) or any(not name for name in header):
+        fail(f"{path}:1: bad header row '{','.join(header)}'")
+    if not body:
+        fail(f"{path}: no rows after the header (a run writes one per frame)")
     columns = {name: [] for name in header}
     for line, row in enumerate(body, start=2):
         if len(row) != len(header):
             fail(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
         for name, value in zip(header, row):
-            try:
-                columns[name].append(float(value))
-            except ValueError:
-                fail(f"{path}:{line}: column '{name}': not a number: '{value}'")
+            columns[name].append(number(path, line, name, value))
+    times = columns.get("time", [])
+    for line in range(1, len(times)):
+        if not times[line] > times[line - 1]:
+            fail(f"{path}:{line + 2}: time {times[line]!r} does not follow {times[line - 1]!r}")
     return columns
+
+
+def read_periods(path):
+    """event_periods.csv: kind, period_lo, period_hi, events -> {kind: [(lo, hi, n)]}."""
+    rows = read_rows(path)
+    if rows[0] != ["kind", "period_lo", "period_hi", "events"]:
+        fail(f"{path}:1: expected the header kind,period_lo,period_hi,events")
+    by_kind = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != 4:
+            fail(f"{path}:{line}: {len(row)} fields, expected kind,period_lo,period_hi,events")
+        lo = number(path, line, "period_lo", row[1])
+        hi = number(path, line, "period_hi", row[2])
+        n = number(path, line, "events", row[3])
+        if not (0 < lo < hi) or n < 0 or n != int(n):
+            fail(f"{path}:{line}: expected 0 < period_lo < period_hi and a count of events")
+        by_kind.setdefault(row[0], []).append((lo, hi, int(n)))
+    return by_kind
 
 
 def save(fig, path):
@@ -106,20 +161,8 @@ def plot_contact(d, out):
     save(fig, out)
 
 
-def plot_periods(path, out):
-    """event_periods.csv: kind, period_lo, period_hi, events (log-spaced bins)."""
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        fail(f"{path}: cannot read: {e.strerror}")
-    by_kind = {}
-    for line, row in enumerate(rows, start=2):
-        try:
-            lo, hi, n = float(row["period_lo"]), float(row["period_hi"]), int(row["events"])
-        except (KeyError, TypeError, ValueError):
-            fail(f"{path}:{line}: expected kind,period_lo,period_hi,events")
-        by_kind.setdefault(row["kind"], []).append((lo, hi, n))
+def plot_periods(by_kind, out):
+    """Step histograms of event periods per kind (log-spaced bins)."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for kind, bins in sorted(by_kind.items()):
         bins.sort()
@@ -142,30 +185,48 @@ def plot_periods(path, out):
 
 def main():
     if len(sys.argv) != 2:
-        fail("usage: plot_run.py OUTDIR")
+        fail("usage: plot_run.py OUTDIR", 2)
     run = sys.argv[1]
-    diagnostics = os.path.join(run, "diagnostics.csv")
     if not os.path.isdir(run):
         fail(f"{run}: no such folder (expected the output folder of 'clockwork run')")
-    if not os.path.exists(diagnostics):
-        fail(f"{run}: no diagnostics.csv: not an output folder of 'clockwork run'")
+    diagnostics = os.path.join(run, "diagnostics.csv")
     d = read_columns(diagnostics)
-    missing = [c for c in ("time", "px", "Lx", "kinetic", "total") if c not in d]
+    missing = [c for c in ("time", "px", "py", "pz", "Lx", "Ly", "Lz", "kinetic", "potential",
+                           "total") if c not in d]
     if missing:
         fail(f"{diagnostics}: missing columns {', '.join(missing)}")
-    plots = os.path.join(run, "plots")
-    os.makedirs(plots, exist_ok=True)
-    plot_energy(d, os.path.join(plots, "energy.png"))
-    plot_momentum(d, os.path.join(plots, "momentum.png"))
-    if "active_layers" in d:
-        plot_contact(d, os.path.join(plots, "contact.png"))
-    else:
-        print("no contact columns in diagnostics.csv: contact.png skipped")
+    contact = ("active_layers", "deepest_layer", "deepest_layer_ever", "certificates",
+               "certificate_reschedules_per_s")
+    if "active_layers" in d and any(c not in d for c in contact):
+        fail(f"{diagnostics}: missing contact columns "
+             f"{', '.join(c for c in contact if c not in d)}")
     periods = os.path.join(run, "event_periods.csv")
-    if os.path.exists(periods):
-        plot_periods(periods, os.path.join(plots, "event_periods.png"))
-    else:
-        print("no event_periods.csv (run without event counts): event_periods.png skipped")
+    by_kind = read_periods(periods) if os.path.exists(periods) else None
+
+    # Imported only now: a damaged input is reported even where matplotlib is missing.
+    global plt
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # headless: no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        fail("matplotlib is not installed (Debian: apt install python3-matplotlib): no plots",
+             EXIT_IO)
+    plots = os.path.join(run, "plots")
+    try:
+        os.makedirs(plots, exist_ok=True)
+        plot_energy(d, os.path.join(plots, "energy.png"))
+        plot_momentum(d, os.path.join(plots, "momentum.png"))
+        if "active_layers" in d:
+            plot_contact(d, os.path.join(plots, "contact.png"))
+        else:
+            print("no contact columns in diagnostics.csv: contact.png skipped")
+        if by_kind is not None:
+            plot_periods(by_kind, os.path.join(plots, "event_periods.png"))
+        else:
+            print("no event_periods.csv (run without event counts): event_periods.png skipped")
+    except OSError as e:
+        fail(f"{e.filename or plots}: cannot write: {e.strerror}", EXIT_IO)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,12 @@ const $ = (id) => document.getElementById(id);
 const state = { ready: false, error: null, frame: 0, frames: 0, playing: false, mode: 'surface' };
 window.viewerState = state;
 
+/** On the page, not only in the console: the message names the file that failed. */
+function showError(message) {
+  state.error = message;
+  window.showViewerError(message);  // index.html: also catches errors before this module runs
+}
+
 const params = new URLSearchParams(location.search);
 let base = params.get('run') || '/run/';
 if (!base.endsWith('/')) base += '/';
@@ -151,8 +157,7 @@ async function main() {
   try {
     run = await loadRun(baseUrl, (k, n) => { $('status').textContent = `loading frames ${k} / ${n}`; });
   } catch (e) {
-    state.error = String(e);
-    $('status').textContent = `cannot load the run: ${e.message}`;
+    showError(`cannot load the run ${base}: ${e.message}`);
     return;
   }
   state.frames = run.frames.length;

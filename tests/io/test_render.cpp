@@ -165,7 +165,11 @@ TEST_CASE("clockwork render: a missing folder, a folder that is not a run, bad s
                        doctest::Contains("no bodies.json: not an output folder"), SceneError);
   std::ofstream(empty / "bodies.json") << R"({"bodies": [{"name": "c", "obstacle": false,
                                              "collide": false}]})";
-  CHECK_THROWS_WITH_AS(render_run(empty.string(), {}), doctest::Contains("no OBJ frames"),
+  CHECK_THROWS_WITH_AS(render_run(empty.string(), {}), doctest::Contains("frames: no such folder"),
+                       SceneError);
+  fs::create_directories(empty / "frames");
+  CHECK_THROWS_WITH_AS(render_run(empty.string(), {}),
+                       doctest::Contains("frames: no frames of the bodies of bodies.json (c)"),
                        SceneError);
   RenderOptions bad;
   bad.width = 8;
