@@ -18,6 +18,7 @@
 #include "io/profile.hpp"
 #include "io/render_run.hpp"
 #include "io/run.hpp"
+#include "io/run_folder.hpp"
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
 #include "io/view_server.hpp"
@@ -84,7 +85,7 @@ int plot(const std::string& dir) {
 
 int view(const std::string& dir, int port, const std::string& viewer_dir) {
   namespace fs = std::filesystem;
-  clockwork::read_manifest(dir);  // a run's output folder, or a SceneError naming it
+  clockwork::scan_run_folder(dir, "ply");  // a whole run folder, or a SceneError naming the file
   if (!fs::exists(viewer_dir + "/node_modules/three/build/three.module.js"))
     throw clockwork::SceneError(fmt::format(
         "{}: three.js is not installed: run 'npm ci --prefix {}' (docs/viewer.md)", viewer_dir,

@@ -321,6 +321,11 @@ TEST_CASE("run folders: view refuses a run without PLY frames, the server answer
   // A missing frame over HTTP: the viewer gets a 404 naming the file it asked for.
   const fs::path damaged = chain_run("view_404");
   fs::remove(frame(damaged, "chain", 10, "ply"));
+  // `clockwork view` refuses the folder before serving it.
+  const auto view = run_cli("view " + damaged.string() + " --port 0");
+  CHECK(view.exit_code == 3);
+  CHECK(view.err.find(frame(damaged, "chain", 10, "ply").string() + ": missing (frames 0-9 exist)") !=
+        std::string::npos);
   ViewServer server({{"/run/", damaged.string()}}, 0);
   std::thread serve([&] { server.serve_one(); });
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
