@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
 
 #include "io/check_frames.hpp"
 #include "io/exit_codes.hpp"
@@ -332,6 +333,9 @@ int main(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return clockwork::kExitInput;
   } catch (const clockwork::IoError& e) {
+    spdlog::error("{}", e.what());
+    return clockwork::kExitIo;
+  } catch (const std::system_error& e) {  // an output the engine could not write (diagnostics)
     spdlog::error("{}", e.what());
     return clockwork::kExitIo;
   } catch (const std::exception& e) {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <stdexcept>
+#include <system_error>
 
 namespace clockwork {
 
@@ -27,10 +29,18 @@ Diagnostics measure(const Kernel& kernel, double t) {
 
 DiagnosticsCsv::DiagnosticsCsv(const std::string& path, const std::vector<std::string>& extra,
                                const std::vector<std::string>& earlier_rows)
-    : file_(std::fopen(path.c_str(), "w")) {
-  if (!file_) throw std::runtime_error(fmt::format("cannot open '{}' for writing", path));
+    : file_(std::fopen(path.c_str(), "w")), path_(path) {
+  if (!file_) throw std::system_error(errno, std::generic_category(), fmt::format("{}: cannot open for writing", path));
   fmt::print(file_, "{}\n", header(extra));
   for (const std::string& row : earlier_rows) fmt::print(file_, "{}\n", row);
+  flush();
+}
+
+void DiagnosticsCsv::flush() {
+  // A full disk shows at the flush: the row is not on disk, and the run must not go on
+  // as if it were.
+  if (std::fflush(file_) != 0 || std::ferror(file_))
+    throw std::system_error(errno, std::generic_category(), fmt::format("{}: cannot write", path_));
 }
 
 std::string DiagnosticsCsv::header(const std::vector<std::string>& extra) {
@@ -52,7 +62,7 @@ void DiagnosticsCsv::write(const Diagnostics& d, std::uint64_t events,
              d.total(), events);
   for (double v : extra) fmt::print(file_, ",{:.17g}", v);
   fmt::print(file_, "\n");
-  std::fflush(file_);
+  flush();
 }
 
 }  // namespace clockwork

@@ -24,7 +24,8 @@ Diagnostics measure(const Kernel& kernel, double t);
 /// with 17 significant digits so they round-trip.
 class DiagnosticsCsv {
  public:
-  /// Throws std::runtime_error naming the path if it cannot be opened. `extra`
+  /// Throws std::system_error naming the path if it cannot be opened or written (each
+  /// row is flushed: a full disk stops the run at the row it could not write). `extra`
   /// names further columns (e.g. contact counters) appended after `events`.
   /// `earlier_rows` are written verbatim after the header (a resumed run continuing
   /// the rows of the run it resumes).
@@ -38,7 +39,9 @@ class DiagnosticsCsv {
   void write(const Diagnostics& d, std::uint64_t events, const std::vector<double>& extra = {});
 
  private:
+  void flush();
   std::FILE* file_ = nullptr;
+  std::string path_;
 };
 
 }  // namespace clockwork

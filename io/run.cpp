@@ -188,7 +188,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   Kernel& kernel = *scene.kernel;
   const double t0 = kernel.now();
   if (!(until > t0))
-    throw std::runtime_error(fmt::format("--until: the run starts at frame {} (t = {} s); {} s is not later",
+    throw SceneError(fmt::format("--until: the run starts at frame {} (t = {} s); {} s is not later",
                                          scene.first_frame, t0, until));
   std::vector<std::string> earlier_rows;
   if (!scene.resumed_from.empty()) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <system_error>
 #include <vector>
 
 #include "engine/diagnostics.hpp"
@@ -198,4 +199,18 @@ TEST_CASE("diagnostics read positions at the observer time without syncing") {
   CHECK(d.angular_momentum.isApprox(Vec3(1, 1, 0).cross(Vec3(0, 6, 0))));
   CHECK(d.kinetic == doctest::Approx(6.0));
   CHECK(k.state().clock(0) == 0.0);
+}
+
+TEST_CASE("diagnostics: a row that cannot be written names the file and stops the run") {
+  // /dev/full accepts the open and fails every write with ENOSPC, as a full disk does.
+  std::string what = "(no error)";
+  try {
+    DiagnosticsCsv csv("/dev/full");
+    Kernel k;
+    k.state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
+    csv.write(measure(k, 0.0), 0);
+  } catch (const std::system_error& e) {
+    what = e.what();
+  }
+  CHECK(what == "/dev/full: cannot write: No space left on device");
 }
