@@ -152,7 +152,14 @@ std::string normalise(const std::string& what, const std::string& path) {
 /// The first line of `log` that names the sanitizer's verdict, if any.
 std::string sanitizer_summary(const std::string& log) {
   const auto at = log.find("SUMMARY: ");
-  if (at != std::string::npos) return log.substr(at + 9, log.find('\n', at) - at - 9);
+  if (at != std::string::npos) {
+    // "AddressSanitizer: stack-overflow (binary+0x...) in FRAME": the tool and the bug
+    // type make the bucket; the top frame varies along one deep recursion.
+    std::string line = log.substr(at + 9, log.find('\n', at) - at - 9);
+    const auto colon = line.find(": ");
+    const auto end = colon == std::string::npos ? std::string::npos : line.find(' ', colon + 2);
+    return end == std::string::npos ? line : line.substr(0, end);
+  }
   const auto rt = log.find("runtime error: ");
   if (rt != std::string::npos) return log.substr(rt, log.find('\n', rt) - rt);
   return {};

@@ -266,6 +266,10 @@ std::vector<Case> pending_cases() {
   const json cloth = cloth_scene(), solid = solid_scene(), contact = contact_scene();
   json cloth_without_pins = cloth;
   cloth_without_pins["bodies"][0].erase("pins");
+  json far_obstacle = contact;  // a grid obstacle, as fuzz_readers found it
+  far_obstacle["contact"] = {{"thickness", 0.1}, {"cell_size", 5}};
+  far_obstacle["obstacles"][0]["shape"] = json::parse(
+      R"({"type": "grid", "size": [3, 0.3], "resolution": [1, 1], "center": [0, 0, 0]})");
   const std::string b = "/bodies/0", mat = "/bodies/0/material", shape = "/bodies/0/shape";
   const auto run_field = [](std::string name, const json& base, const std::string& ptr, const std::string& raw,
                             int code, std::vector<std::string> err) {
@@ -328,6 +332,16 @@ std::vector<Case> pending_cases() {
       after_run("ply: a position 1e300", cloth, {edit_vertex("^[^ ]*/1e300")}, kResume, kExitNumerical, {"cloth"}),
       after_run("ply: binary format", cloth, {"sed -i 's/format ascii/format binary_little_endian/' " + kFrame2},
                 kResume, kExitInput, {"cloth_00002.ply", "binary"}),
+      after_run("ply: a vertex count of 2^31 - 1", cloth,
+                {"sed -i 's/element vertex 25/element vertex 2147483647/' " + kFrame2}, kResume, kExitInput,
+                {"cloth_00002.ply"}),
+      // Obstacles far out or huge (fuzz_readers: a runtime_error from the layers, a hang
+      // building the contact grid).
+      bad_field("obstacle at 1.7e308", far_obstacle, "/obstacles/0/shape/center", "[0, 1.7e308, 0]", {},
+                "/obstacles/0"),
+      bad_field("obstacle sphere of radius 2^32", contact, "/obstacles/0/shape",
+                R"({"type": "sphere", "center": [0, 0, -1], "radius": 4294967296})", {},
+                "/obstacles/0/shape/radius"),
       // Damaged run folders.
       after_run("check-intersections: a frame missing", cloth, {"rm out/frames/cloth_00001.obj"},
                 "check-intersections out", kExitInput, {"cloth_00001.obj"}),
