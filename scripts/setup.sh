@@ -43,6 +43,7 @@ case "$mode" in
       cmake --build build-sanitize -j "$jobs"
       # Whole-scene contact and phantom tests (label `slow`) ran above; under the
       # sanitizers they would take most of the CI budget (they are not built there).
+      # The readers' fuzzer (label `fuzz`, tests/fuzz) runs here for 60 s (10 s above).
       ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE slow
     fi
     ;;
