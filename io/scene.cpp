@@ -524,17 +524,35 @@ class SceneBuilder {
     const EventSource& named = src ? static_cast<const EventSource&>(*src) : *schroeder;
     const double period = src ? src->coarse_step() : schroeder->coarse_step();
     double rate = 1.0 / period, finest = period;
-    if (schroeder && schroeder->stepper().substep() > 0.0) {
-      finest = std::min(finest, schroeder->stepper().substep());
-      rate += 1.0 / schroeder->stepper().substep();
+    std::string limited;
+    if (schroeder) {
+      // The substeps the semi-implicit elements' stability needs (safety √2 / ω_max):
+      // the stepper's substep count overflows an int for a material of density 1e-300
+      // and falls back to one substep per frame, which is not that.
+      const SchroederStepper& st = schroeder->stepper();
+      double fine = st.substep();
+      if (st.settings().scheme != SchroederScheme::FullyImplicit) {
+        // ω_max comes from a power iteration that gives 0 when M^{-1/2} K M^{-1/2}
+        // overflows (density 1e-300); then half the shortest element's wave crossing
+        // time, edge · sqrt(ρ / (λ + 2μ)), stands in for the stable step.
+        double stable = st.omega_max() > 0.0 && std::isfinite(st.omega_max())
+                            ? st.settings().safety * std::sqrt(2.0) / st.omega_max()
+                            : 0.5 * shortest_wave_crossing(mesh, material);
+        if (!(stable >= fine)) limited = ", the elements' stability limit from the material";
+        fine = std::min(fine, stable);
+      }
+      if (fine > 0.0) {
+        finest = std::min(finest, fine);
+        rate += 1.0 / fine;
+      }
     }
     if (src && src->multirate())
       for (const MultirateRegion& r : src->multirate()->regions()) {
         finest = std::min(finest, period / r.m);
         rate += r.m / period;
       }
-    budget_.need_events(step, rate, fmt::format("the steps of solid '{}' (down to {:.3g} s)",
-                                                body.name, finest));
+    budget_.need_events(step, rate, fmt::format("the steps of solid '{}' (down to {:.3g} s{})",
+                                                body.name, finest, limited));
     TermSummary& s = summary(std::string(named.name()));
     s.count += 1;
     s.min_period = std::min(s.min_period, period);
@@ -1002,6 +1020,22 @@ class SceneBuilder {
                         fmt::format("the stencils of body '{}' (mostly {} {} stencils, periods "
                                     "down to {:.3g} s)",
                                     name, top->count, key, top->shortest));
+  }
+
+  /// The shortest time a pressure wave takes across a tet edge, s.
+  static double shortest_wave_crossing(const TetMesh& mesh, const SolidMaterial& material) {
+    double out = kNever;
+    for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
+      const TetMaterial& m = material.per_tet[t];
+      const double modulus =
+          m.young / (1.0 + m.poisson) * (1.0 + m.poisson / (1.0 - 2.0 * m.poisson));
+      double edge = kNever;
+      for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j)
+          edge = std::min(edge, (mesh.vertices[mesh.tets[t][i]] - mesh.vertices[mesh.tets[t][j]]).norm());
+      out = std::min(out, edge * std::sqrt(m.density / modulus));
+    }
+    return out;
   }
 
   /// The field of a solid's integrator that sets its step.

@@ -146,6 +146,16 @@ TEST_CASE("events: steps and masses of 1e-300 are refused instead of hanging run
   be["bodies"][0]["backward_euler"]["h"] = 1e-300;
   check_refused(be, "be_tiny", {"/bodies/0/backward_euler/h: the steps of solid 'bar' (down to 1e-300 s): an estimated 1e+300 events per simulated second"});
 
+  json sphere = read_json("demos/schroeder_sphere.json");
+  sphere["bodies"][0]["material"]["density"] = 1e-300;
+  check_refused(sphere, "sphere_light",
+                {"/bodies/0/schroeder/frame_dt: the steps of solid 'sphere' (down to ",
+                 "s, the elements' stability limit from the material): an estimated "});
+  sphere["bodies"][0]["material"]["density"] = 1e-20;
+  check_refused(sphere, "sphere_lighter",
+                {"/bodies/0/schroeder/frame_dt: the steps of solid 'sphere' (down to 2.07e-15 s, "
+                 "the elements' stability limit from the material): an estimated 4.84e+14 "});
+
   json contact = hanging_cloth();
   contact["contact"] = {{"period", 1e-300}};
   check_refused(contact, "contact_tiny", {"/contact/period: a contact layer (period 1e-300 s): an estimated 1e+300 events"});
