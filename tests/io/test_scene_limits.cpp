@@ -169,6 +169,16 @@ TEST_CASE("stability: the hanging cloth with every period 1e-3 s is refused nami
                  "0.000184 s (1/ω_max) of membrane stencil ",
                  "above the limit of 2 times", "\"allow_unstable_periods\": true", "got 0.001"});
 
+  SUBCASE("run refuses it too, before writing anything") {
+    const auto dir = test::fresh_dir("limits_run_refused");
+    const std::string path = (dir / "hanging.json").string();
+    std::ofstream(path) << doc.dump();
+    const test::CliResult r = test::run_cli("run " + path + " --out " + (dir / "out").string());
+    CAPTURE(r.err);
+    CHECK(r.exit_code == kExitInput);
+    CHECK(r.err.find("hanging.json: /bodies/0/periods/membrane: 0.001 s is 5.45 times") != std::string::npos);
+    CHECK(!std::filesystem::exists(dir / "out"));
+  }
   SUBCASE("the body that says it knows runs, with a warning") {
     doc["bodies"][0]["allow_unstable_periods"] = true;
     const Validated v = validate(doc, "hanging_allowed");
