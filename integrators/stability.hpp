@@ -7,10 +7,12 @@
 ///     h = safety · 2 / ω_max,
 /// with safety in (0, 1] (default 0.5) absorbing the coupling between stencils that
 /// share vertices. Kinematic vertices drop out. Returns +infinity for a term with no
-/// stiffness (e.g. gravity).
+/// stiffness (e.g. gravity), NaN for one whose Hessian is not finite (a material so
+/// stiff that it overflows: the caller must not take that for "no stiffness").
 #include <Eigen/Eigenvalues>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "engine/types.hpp"
 
@@ -24,8 +26,10 @@ double stable_period(const Term& term, const StencilPositions<Term::kVertices>& 
   StencilVector<N> s;
   for (int i = 0; i < N; ++i) s.template segment<3>(3 * i).setConstant(std::sqrt(inv_masses[i]));
   H = s.asDiagonal() * H * s.asDiagonal();
+  if (!H.allFinite()) return std::numeric_limits<double>::quiet_NaN();
   Eigen::SelfAdjointEigenSolver<StencilMatrix<N>> eig(H, Eigen::EigenvaluesOnly);
   const double omega2 = eig.eigenvalues().maxCoeff();
+  if (std::isnan(omega2)) return std::numeric_limits<double>::quiet_NaN();
   if (!(omega2 > 0.0)) return kNever;
   return safety * 2.0 / std::sqrt(omega2);
 }

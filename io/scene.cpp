@@ -1,11 +1,13 @@
 #include "io/scene.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numbers>
 #include <random>
 #include <set>
 #include <tuple>
@@ -26,6 +28,7 @@
 #include "io/mesh.hpp"
 #include "io/resume.hpp"
 #include "io/scene_contact.hpp"
+#include "io/scene_limits.hpp"
 #include "io/scene_solid.hpp"
 #include "io/tick_pairs.hpp"
 
@@ -34,6 +37,13 @@ namespace clockwork {
 namespace {
 
 constexpr double kAuto = -1.0;  // period chosen by the stability estimate
+/// Given periods are compared with stable_period at this safety: 1 / ω_max.
+constexpr double kEstimateSafety = 0.5;
+/// A body of at least 10 × kSampleStencils stencils of a kind is refused after its
+/// first kSampleStencils when their rate, extrapolated, exceeds kSampleMargin times
+/// kMaxEventRate (the margin for meshes whose first stencils are not typical).
+constexpr std::size_t kSampleStencils = 10000;
+constexpr double kSampleMargin = 10.0;
 
 struct Wind {
   Vec3 velocity = Vec3::Zero();
@@ -121,26 +131,41 @@ TriangleMesh read_inline_mesh(const JsonField& shape) {
   return m;
 }
 
-TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
-                        std::string& kind) {
+/// Reads a triangle or chain shape; the memory a generated shape will need is
+/// estimated from its counts first (io/scene_limits.hpp).
+TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir, std::string& kind,
+                        SceneBudget& budget) {
+  const auto need = [&](const JsonField& field, double vertices, double triangles, double springs) {
+    budget.need_memory(field,
+                       vertices * kBytesPerVertex + triangles * kBytesPerTriangle +
+                           springs * kBytesPerSpring,
+                       springs > 0 ? fmt::format("{:.0f} vertices, {:.0f} springs", vertices, springs)
+                                   : fmt::format("{:.0f} vertices, {:.0f} triangles", vertices, triangles));
+  };
   kind = shape.at("type").choice({"grid", "disk", "hat", "chain", "obj", "mesh"});
-  if (kind == "mesh") return read_inline_mesh(shape);
+  if (kind == "mesh") {
+    TriangleMesh m = read_inline_mesh(shape);
+    need(shape, double(m.vertices.size()), double(m.triangles.size()), 0.0);
+    return m;
+  }
   if (kind == "grid") {
     shape.expect_keys({"type", "size", "resolution", "center", "axes"});
     const JsonField size = shape.at("size"), res = shape.at("resolution");
     if (size.array_size() != 2) size.fail("expected [size_u, size_v] in metres");
     if (res.array_size() != 2) res.fail("expected [cells_u, cells_v]");
     const auto [u, v] = read_axes(shape);
-    return make_grid(size[0].positive(), size[1].positive(),
-                     static_cast<int>(res[0].integer_in(1, 4096)),
-                     static_cast<int>(res[1].integer_in(1, 4096)), shape.at("center").vec3(), u, v);
+    const int nu = static_cast<int>(res[0].integer_in(1, kMaxGridCells)),
+              nv = static_cast<int>(res[1].integer_in(1, kMaxGridCells));
+    need(res, (nu + 1.0) * (nv + 1.0), 2.0 * nu * nv, 0.0);
+    return make_grid(size[0].positive(), size[1].positive(), nu, nv, shape.at("center").vec3(), u, v);
   }
   if (kind == "disk") {
     shape.expect_keys({"type", "radius", "rings", "center", "axes"});
     const auto [u, v] = read_axes(shape);
-    return make_disk(shape.at("radius").positive(),
-                     static_cast<int>(shape.at("rings").integer_in(1, 2048)),
-                     shape.at("center").vec3(), u, v);
+    const JsonField rings = shape.at("rings");
+    const int r = static_cast<int>(rings.integer_in(1, kMaxDiskRings));
+    need(rings, 1.0 + 3.0 * r * (r + 1.0), 6.0 * r * r, 0.0);
+    return make_disk(shape.at("radius").positive(), r, shape.at("center").vec3(), u, v);
   }
   if (kind == "hat") {
     shape.expect_keys({"type", "center", "axes", "crown_radius", "crown_height", "brim_radius",
@@ -150,14 +175,22 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
     const JsonField brim = shape.at("brim_radius");
     if (!(brim.positive() > crown))
       brim.fail(fmt::format("must exceed crown_radius ({} m)", crown));
-    return make_hat(shape.at("center").vec3(), u, v, crown, shape.at("crown_height").positive(),
-                    brim.positive(), static_cast<int>(shape.at("segments").integer_in(6, 256)));
+    const double height = shape.at("crown_height").positive();
+    const int segments = static_cast<int>(shape.at("segments").integer_in(6, 256));
+    // make_hat's rings are about one segment's arc apart along the profile.
+    const double edge = 2.0 * std::numbers::pi * crown / segments;
+    const double rings = 3.0 + (height + brim.positive()) / edge;
+    need(shape, 1.0 + rings * segments, 2.0 * rings * segments, 0.0);
+    return make_hat(shape.at("center").vec3(), u, v, crown, height, brim.positive(), segments);
   }
   if (kind == "chain") {
     shape.expect_keys({"type", "start", "end", "segments"});
     const Vec3 a = shape.at("start").vec3(), b = shape.at("end").vec3();
     if ((b - a).norm() == 0.0) shape.at("end").fail("must differ from start");
-    return make_chain(a, b, static_cast<int>(shape.at("segments").integer_in(1, 10000000)));
+    const JsonField segments = shape.at("segments");
+    const int count = static_cast<int>(segments.integer_in(1, 10000000));
+    need(segments, count + 1.0, 0.0, count);
+    return make_chain(a, b, count);
   }
   shape.expect_keys({"type", "file", "translate", "scale"});
   const JsonField file = shape.at("file");
@@ -170,6 +203,7 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir,
     file.fail(e.what());
   }
   if (m.triangles.empty()) file.fail("OBJ file has no faces");
+  need(file, double(m.vertices.size()), double(m.triangles.size()), 0.0);
   const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
   const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
   for (Vec3& x : m.vertices) x = scale * x + t;
@@ -190,6 +224,12 @@ class SceneBuilder {
     if (auto d = root_.find("description")) scene_.description = d->string();
     scene_.end_time = root_.at("end_time").positive();
     scene_.frame_rate = root_.at("frame_rate").positive();
+    const double frames = scene_.end_time * scene_.frame_rate;
+    if (!(frames <= kMaxFrames))
+      root_.at("frame_rate").fail(fmt::format(
+          "with end_time {} s (/end_time) asks for {:.3g} frames, above the limit of {:.0f} "
+          "(docs/scene-format.md \"Limits\")",
+          scene_.end_time, frames, kMaxFrames));
     seed_ = root_.has("seed") ? static_cast<std::uint64_t>(root_.at("seed").integer_in(0, 1LL << 62))
                               : 0;
     if (auto g = root_.find("gravity")) gravity_ = g->vec3();
@@ -221,10 +261,30 @@ class SceneBuilder {
   }
 
  private:
+  /// A body's stencils of one kind against the stability estimate 1 / ω_max
+  /// (stable_period at kEstimateSafety): the worst given period is warned about above
+  /// the estimate and refused above kMaxPeriodFactor times it (docs/scene-format.md
+  /// "Limits"). Also names the material when a stencil's stiffness overflows.
+  struct PeriodCheck {
+    PeriodCheck(std::string k, const JsonField& m, const JsonField& s)
+        : kind(std::move(k)), material(m), stiffness(s) {}
+    std::string kind;                ///< "membrane", "bending", "spring"
+    JsonField material;              ///< named for rates of automatic periods
+    JsonField stiffness;             ///< the key the stencils' stiffness comes from
+    std::optional<JsonField> given;  ///< the body's `periods` entry, when a number
+    bool allow_unstable = false;     ///< the body's "allow_unstable_periods"
+    std::size_t stencils = 0;        ///< stencils seen so far (the next one's index)
+    double worst_ratio = 0.0, worst_estimate = 0.0;
+    std::size_t worst_stencil = 0;
+    std::size_t total = 0;           ///< stencils of the kind in the body
+    double sample_rate = 0.0;        ///< events per simulated second of those seen
+    std::string body;                ///< the body's name
+  };
+
   void read_body(const JsonField& b, std::size_t index) {
     b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
                    "collide", "integrator", "phantom", "backward_euler", "zhao", "self_contact",
-                   "schroeder", "semi_implicit", "fully_implicit"});
+                   "schroeder", "semi_implicit", "fully_implicit", "allow_unstable_periods"});
     Body body;
     body.name = read_name(b);
     body.collide = contact_.has_value() && (!b.has("collide") || b.at("collide").boolean());
@@ -236,9 +296,10 @@ class SceneBuilder {
                             "fully_implicit"})
       if (b.has(key)) b.at(key).fail("needs a tet shape (a solid body)");
     std::string kind;
-    TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind);
+    TriangleMesh mesh = read_shape(b.at("shape"), base_dir_, kind, budget_);
     const bool springs = kind == "chain";
     const PeriodSettings periods = read_periods(b.find("periods"));
+    body_rates_.clear();
     const std::optional<PhantomSettings> phantom = read_phantom(b, springs);
 
     const std::size_t n = mesh.vertices.size();
@@ -261,6 +322,12 @@ class SceneBuilder {
       const double nu = poisson.number();
       if (!(nu >= 0.0 && nu < 0.5)) poisson.fail("must be in [0, 0.5)");
       std::tie(mu, lambda) = MembraneStVK::lame_plane_stress(young, nu);
+      // young / area_density is the squared wave speed the periods come from.
+      if (!std::isfinite(young / area_density))
+        material.at("young").fail(fmt::format(
+            "over area_density ({} kg/m²) overflows: the stencils' stiffness and periods would "
+            "not be finite",
+            area_density));
       k_bending = material.at("bending").non_negative();
       for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
         const auto& tri = mesh.triangles[t];
@@ -332,6 +399,12 @@ class SceneBuilder {
       return;
     }
     double min_elastic = kNever;
+    PeriodCheck spring_check = period_check(b, material, "spring"),
+                membrane_check = period_check(b, material, "membrane"),
+                bending_check = period_check(b, material, "bending");
+    spring_check.body = membrane_check.body = bending_check.body = body.name;
+    spring_check.total = mesh.edges.size();
+    membrane_check.total = mesh.triangles.size();
     if (springs) {
       const std::vector<int> per_vertex = incidence(mesh.edges);
       for (std::size_t e = 0; e < mesh.edges.size(); ++e) {
@@ -344,8 +417,10 @@ class SceneBuilder {
         min_elastic = std::min(min_elastic, add_stencil(*sources_.spring, {global(i), global(j)},
                                                         s, gather<2>(mesh.vertices, {i, j}),
                                                         share(mesh.edges[e], per_vertex),
-                                                        periods.spring, periods.safety));
+                                                        periods.spring, periods.safety,
+                                                        spring_check));
       }
+      report(spring_check);
     } else {
       const std::vector<int> per_vertex = incidence(mesh.triangles);
       for (const auto& tri : mesh.triangles) {
@@ -355,14 +430,16 @@ class SceneBuilder {
             add_stencil(*sources_.membrane, {global(tri[0]), global(tri[1]), global(tri[2])},
                         MembraneStVK::from_rest(rest, mu, lambda), rest,
                         share(tri, per_vertex),
-                        periods.membrane, periods.safety));
+                        periods.membrane, periods.safety, membrane_check));
       }
+      report(membrane_check);
       // Automatic bending periods are capped by the body's shortest membrane period:
       // longer bending periods, though stable by the per-stencil estimate, drove the
       // hanging-cloth demo unstable (asynchronous resonance, cf. Fong, de Sturler and
       // Lew 2008), while equal or shorter ones conserve energy.
       const double membrane_cap = min_elastic;
       const auto hinges = interior_hinges(mesh);
+      bending_check.total = hinges.size();
       const std::vector<int> per_vertex_hinge = incidence(hinges);
       if (k_bending > 0.0)
         for (const auto& h : hinges) {
@@ -373,8 +450,9 @@ class SceneBuilder {
                           {global(h[0]), global(h[1]), global(h[2]), global(h[3])},
                           HingeBending::from_rest(rest, k_bending), rest,
                           share(h, per_vertex_hinge),
-                          periods.bending, periods.safety, membrane_cap));
+                          periods.bending, periods.safety, bending_check, membrane_cap));
         }
+      report(bending_check);
     }
     const double fallback = std::isfinite(min_elastic) ? min_elastic : kNever;
     if (gravity_.squaredNorm() > 0.0) {
@@ -392,6 +470,7 @@ class SceneBuilder {
         add_fixed(*sources_.wind, {global(tri[0]), global(tri[1]), global(tri[2])}, w, h);
       }
     }
+    need_body_events(b, material, body.name);
     body.triangles = std::move(mesh.triangles);
     body.edges = std::move(mesh.edges);
     scene_.bodies.push_back(std::move(body));
@@ -402,12 +481,15 @@ class SceneBuilder {
   void read_solid(const JsonField& b, std::size_t index, Body body) {
     if (b.has("periods")) b.at("periods").fail("a solid has no AVI periods (its integrator sets the steps)");
     if (b.has("phantom")) b.at("phantom").fail("the phantom integrator is for triangle meshes");
-    const TetMesh mesh = read_tet_shape(b.at("shape"), base_dir_);
+    const TetMesh mesh = read_tet_shape(b.at("shape"), base_dir_, budget_);
     body.self_contact = b.has("self_contact") && b.at("self_contact").boolean();
     const SolidMaterial material = read_solid_material(b.at("material"), mesh);
     const std::size_t n = mesh.vertices.size();
     const std::vector<bool> fixed =
         b.has("pins") ? read_solid_pins(b.at("pins"), mesh) : std::vector<bool>(n, false);
+    // Before the integrator is built: a step of 1e308 gave backward Euler -nan.
+    const JsonField step = solid_step_field(b);
+    if (step.raw().is_number()) check_step_within_run(step, step.raw().get<double>(), scene_.end_time);
     auto model = std::make_shared<TetFemModel>(mesh.vertices, mesh.tets, material.per_tet,
                                                material.kind);
     const std::vector<double>& mass = model->lumped_mass();
@@ -439,6 +521,36 @@ class SceneBuilder {
     }
     const EventSource& named = src ? static_cast<const EventSource&>(*src) : *schroeder;
     const double period = src ? src->coarse_step() : schroeder->coarse_step();
+    double rate = 1.0 / period, finest = period;
+    std::string limited;
+    if (schroeder) {
+      // The substeps the semi-implicit elements' stability needs (safety √2 / ω_max):
+      // the stepper's substep count overflows an int for a material of density 1e-300
+      // and falls back to one substep per frame, which is not that.
+      const SchroederStepper& st = schroeder->stepper();
+      double fine = st.substep();
+      if (st.settings().scheme != SchroederScheme::FullyImplicit) {
+        // ω_max comes from a power iteration that gives 0 when M^{-1/2} K M^{-1/2}
+        // overflows (density 1e-300); then half the shortest element's wave crossing
+        // time, edge · sqrt(ρ / (λ + 2μ)), stands in for the stable step.
+        double stable = st.omega_max() > 0.0 && std::isfinite(st.omega_max())
+                            ? st.settings().safety * std::sqrt(2.0) / st.omega_max()
+                            : 0.5 * shortest_wave_crossing(mesh, material);
+        if (!(stable >= fine)) limited = ", the elements' stability limit from the material";
+        fine = std::min(fine, stable);
+      }
+      if (fine > 0.0) {
+        finest = std::min(finest, fine);
+        rate += 1.0 / fine;
+      }
+    }
+    if (src && src->multirate())
+      for (const MultirateRegion& r : src->multirate()->regions()) {
+        finest = std::min(finest, period / r.m);
+        rate += r.m / period;
+      }
+    budget_.need_events(step, rate, fmt::format("the steps of solid '{}' (down to {:.3g} s{})",
+                                                body.name, finest, limited));
     TermSummary& s = summary(std::string(named.name()));
     s.count += 1;
     s.min_period = std::min(s.min_period, period);
@@ -474,6 +586,9 @@ class SceneBuilder {
                    "deformable_contact", "deformable_stiffness", "deformable_clearance"});
     PhantomSettings p;
     p.h_imp = f.at("h_imp").positive();
+    check_step_within_run(f.at("h_imp"), p.h_imp, scene_.end_time);
+    budget_.need_events(f.at("h_imp"), 1.0 / p.h_imp,
+                        fmt::format("the implicit ticks of body '{}'", b.at("name").string()));
     if (auto k = f.find("solver"))
       p.solver.kind = k->choice({"newton", "ncg"}) == "newton" ? ImplicitSolverKind::ProjectedNewton
                                                                : ImplicitSolverKind::PreconditionedNcg;
@@ -582,14 +697,14 @@ class SceneBuilder {
     const JsonField shape = o.at("shape");
     std::optional<TriangleMesh> mesh;
     try {
-      mesh = read_obstacle_shape(shape);
+      mesh = read_obstacle_shape(shape, budget_);
     } catch (const std::invalid_argument& e) {
       shape.fail(e.what());
     }
     if (!mesh) {
       std::string kind = shape.at("type").choice(
           {"ground", "sphere", "cylinder", "capsule", "grid", "disk", "hat", "obj", "mesh"});
-      mesh = read_shape(shape, base_dir_, kind);
+      mesh = read_shape(shape, base_dir_, kind, budget_);
     }
     VertexState& state = scene_.kernel->state();
     body.first_vertex = static_cast<Index>(state.size());
@@ -640,6 +755,7 @@ class SceneBuilder {
     if (mass_count > 0) scale.mean_mass = mass_sum / double(mass_count);
     else scale.min_mass = 0.0;
     const ContactParameters params = resolve_contact(settings, scale, f);
+    need_contact(f, params);
     check_initial_overlap();
     scene_.contact = std::make_unique<ContactSystem>(*scene_.kernel, params);
     for (const auto& [a, m] : releasable_) scene_.contact->mark_releasable(a);
@@ -656,6 +772,41 @@ class SceneBuilder {
     scene_.contact->start();
     if (!tick_obstacles_.empty()) give_ticks_obstacles(params);
     if (!tick_pairs_.empty()) give_ticks_pairs(params);
+  }
+
+  /// The contact system's estimates, before it is built: its hash grid holds every
+  /// colliding triangle in every cell its box (grown as ContactSystem::cells_of does)
+  /// covers — a cell_size of 1e-9 m put billions of entries in it — and a layer in
+  /// contact fires 1 / h1 times per simulated second.
+  void need_contact(const JsonField& f, const ContactParameters& params) {
+    const VertexState& s = scene_.kernel->state();
+    const double grow = 0.5 * params.eta1 + 0.125 * params.cell_size;
+    double entries = 0.0;
+    for (const Body& b : scene_.bodies) {
+      if (!b.collide) continue;
+      for (const auto& t : b.triangles) {
+        Vec3 lo = Vec3::Constant(kNever), hi = Vec3::Constant(-kNever);
+        for (Index a : t) {
+          lo = lo.cwiseMin(s.position(b.first_vertex + a));
+          hi = hi.cwiseMax(s.position(b.first_vertex + a));
+        }
+        double cells = 1.0;
+        for (int k = 0; k < 3; ++k)
+          cells *= std::floor((hi[k] + grow) / params.cell_size) -
+                   std::floor((lo[k] - grow) / params.cell_size) + 1.0;
+        entries += cells;
+      }
+      if (b.triangles.empty()) entries += double(b.vertex_count);  // chain points
+    }
+    const JsonField cell = f.has("cell_size") ? f.at("cell_size") : f;
+    budget_.need_memory(cell, entries * kBytesPerGridEntry,
+                        fmt::format("{:.3g} (triangle, cell) entries of the contact grid (cell "
+                                    "size {:.3g} m)",
+                                    entries, params.cell_size));
+    const JsonField period = f.has("period") ? f.at("period") : f;
+    if (f.has("period")) check_step_within_run(period, params.h1, scene_.end_time);
+    budget_.need_events(period, 1.0 / params.h1,
+                        fmt::format("a contact layer (period {:.3g} s)", params.h1));
   }
 
   /// Phantom bodies with `obstacle_contact` see the obstacles in their ticks
@@ -764,16 +915,44 @@ class SceneBuilder {
 
   /// Adds a stencil whose period is given or estimated; returns the period used
   /// (infinity if the stencil was skipped because nothing can move or it is stiffless).
+  /// A stiffness that overflows (NaN from stable_period, or a period of 0) is refused
+  /// at the material; a given period is compared with the stability estimate.
   template <typename Term>
   double add_stencil(ForceSource<Term>& source, const std::array<Index, Term::kVertices>& ids,
                      const Term& term, const StencilPositions<Term::kVertices>& rest,
                      const std::array<double, Term::kVertices>& inv_mass, double period,
-                     double safety, double auto_cap = kNever) {
+                     double safety, PeriodCheck& check, double auto_cap = kNever) {
+    const std::size_t stencil = check.stencils++;
     if (std::all_of(inv_mass.begin(), inv_mass.end(), [](double w) { return w == 0.0; }))
       return kNever;
-    const double h =
-        period == kAuto ? std::min(stable_period(term, rest, inv_mass, safety), auto_cap) : period;
+    const double estimate =
+        stable_period(term, rest, inv_mass, period == kAuto ? safety : kEstimateSafety);
+    if (std::isnan(estimate) || !(estimate > 0.0))
+      check.stiffness.fail(fmt::format(
+          "gives {} stencil {} a stiffness or period that is not finite and positive (period "
+          "{} s): the material's values overflow",
+          check.kind, stencil, estimate));
+    if (period != kAuto && period / estimate > check.worst_ratio) {
+      check.worst_ratio = period / estimate;
+      check.worst_estimate = estimate;
+      check.worst_stencil = stencil;
+    }
+    const double h = period == kAuto ? std::min(estimate, auto_cap) : period;
     if (!std::isfinite(h)) return kNever;
+    check.sample_rate += 1.0 / h;
+    if (check.stencils == kSampleStencils && check.total >= 10 * kSampleStencils) {
+      // A big body's rate, extrapolated from its first stencils before it takes
+      // minutes to estimate them all (the exact sum is checked when they are).
+      const double rate = check.sample_rate * double(check.total) / double(check.stencils);
+      if (budget_.event_rate() + rate > kSampleMargin * kMaxEventRate)
+        (check.given ? *check.given : check.material)
+            .fail(fmt::format(
+                "the first {} of the {} {} stencils of body '{}' extrapolate to an estimated "
+                "{:.3g} events per simulated second, above {} times the limit of {:.3g} "
+                "(docs/scene-format.md \"Limits\")",
+                check.stencils, check.total, check.kind, check.body, rate, kSampleMargin,
+                kMaxEventRate));
+    }
     add_fixed(source, ids, term, h);
     return h;
   }
@@ -782,10 +961,91 @@ class SceneBuilder {
   void add_fixed(ForceSource<Term>& source, const std::array<Index, Term::kVertices>& ids,
                  const Term& term, double h) {
     source.add(ids, term, h);
+    KindRate& rate = body_rates_[std::string(source.name())];
+    rate.rate += 1.0 / h;
+    rate.shortest = std::min(rate.shortest, h);
+    ++rate.count;
     TermSummary& s = summary(std::string(source.name()));
     ++s.count;
     s.min_period = std::min(s.min_period, h);
     s.max_period = std::max(s.max_period, h);
+  }
+
+  static PeriodCheck period_check(const JsonField& b, const JsonField& material, const char* kind) {
+    const std::string k = kind;
+    const char* key = k == "membrane" ? "young" : k == "bending" ? "bending" : "stiffness";
+    PeriodCheck c(kind, material, material.has(key) ? material.at(key) : material);
+    if (auto p = b.find("periods"))
+      if (auto f = p->find(kind); f && f->raw().is_number()) c.given = f;
+    c.allow_unstable = b.has("allow_unstable_periods") && b.at("allow_unstable_periods").boolean();
+    return c;
+  }
+
+  void report(const PeriodCheck& c) const {
+    if (!c.given || !(c.worst_ratio > 1.0)) return;
+    const std::string what = fmt::format(
+        "{} s is {:.3g} times the stability estimate {:.3g} s (1/ω_max) of {} stencil {}",
+        c.given->raw().get<double>(), c.worst_ratio, c.worst_estimate, c.kind, c.worst_stencil);
+    if (c.worst_ratio > kMaxPeriodFactor && !c.allow_unstable)
+      c.given->fail(fmt::format("{}, above the limit of {} times (leapfrog's limit for the stencil "
+                                "alone); \"allow_unstable_periods\": true on the body runs it anyway",
+                                what, kMaxPeriodFactor));
+    spdlog::warn("{}: {}: {}: the run may blow up", root_file_, c.given->pointer(), what);
+  }
+
+  /// The events per simulated second of a body's stencils (body_rates_), charged to
+  /// the kind with the most: its `periods` entry when given, else the material the
+  /// automatic periods come from.
+  void need_body_events(const JsonField& b, const JsonField& material, const std::string& name) {
+    double total = 0.0;
+    const KindRate* top = nullptr;
+    std::string top_kind;
+    for (const auto& [kind, r] : body_rates_) {
+      total += r.rate;
+      if (!top || r.rate > top->rate) {
+        top = &r;
+        top_kind = kind;
+      }
+    }
+    if (!top) return;
+    const std::string key = top_kind.substr(top_kind.find(':') + 1);
+    std::optional<JsonField> field;
+    if (auto p = b.find("periods"))
+      if (auto f = p->find(key); f && f->raw().is_number()) field = f;
+    budget_.need_events(field ? *field : material, total,
+                        fmt::format("the stencils of body '{}' (mostly {} {} stencils, periods "
+                                    "down to {:.3g} s)",
+                                    name, top->count, key, top->shortest));
+  }
+
+  /// The shortest time a pressure wave takes across a tet edge, s.
+  static double shortest_wave_crossing(const TetMesh& mesh, const SolidMaterial& material) {
+    double out = kNever;
+    for (std::size_t t = 0; t < mesh.tets.size(); ++t) {
+      const TetMaterial& m = material.per_tet[t];
+      const double modulus =
+          m.young / (1.0 + m.poisson) * (1.0 + m.poisson / (1.0 - 2.0 * m.poisson));
+      double edge = kNever;
+      for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j)
+          edge = std::min(edge, (mesh.vertices[mesh.tets[t][i]] - mesh.vertices[mesh.tets[t][j]]).norm());
+      out = std::min(out, edge * std::sqrt(m.density / modulus));
+    }
+    return out;
+  }
+
+  /// The field of a solid's integrator that sets its step.
+  static JsonField solid_step_field(const JsonField& b) {
+    const std::string integrator = b.at("integrator").choice(
+        {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"});
+    const JsonField f = b.at(integrator);
+    const char* key = integrator == "backward_euler" ? "h"
+                      : integrator == "zhao"         ? "h_L"
+                      : integrator == "semi_implicit" && f.has("substep") &&
+                              f.at("substep").raw().is_number()
+                          ? "substep"
+                          : "frame_dt";
+    return f.has(key) ? f.at(key) : f;
   }
 
   TermSummary& summary(const std::string& kind) {
@@ -1038,6 +1298,14 @@ class SceneBuilder {
   Scene scene_;
   Sources sources_;
   std::uint64_t seed_ = 0;
+  SceneBudget budget_;  ///< memory and events per simulated second, estimated up front
+  /// The current body's explicit stencils by source name: events per simulated
+  /// second, count, shortest period.
+  struct KindRate {
+    double rate = 0.0, shortest = kNever;
+    std::size_t count = 0;
+  };
+  std::map<std::string, KindRate> body_rates_;
   Vec3 gravity_ = Vec3::Zero();
   Wind wind_;
   /// Phantom bodies whose ticks see obstacles or near pairs, with their settings and

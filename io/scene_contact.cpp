@@ -82,7 +82,7 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   return p;
 }
 
-std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape) {
+std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget) {
   const std::string type = shape.at("type").string();
   // The generators validate their arguments too; the reader names the field first.
   const auto count = [&](const char* key, long long lo, long long def) {
@@ -90,8 +90,11 @@ std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape) {
   };
   if (type == "ground") {
     shape.expect_keys({"type", "center", "half_size", "divisions"});
-    return make_ground(shape.at("center").vec3(), shape.at("half_size").positive(),
-                       count("divisions", 1, 8));
+    const int n = count("divisions", 1, 8);
+    budget.need_memory(shape.has("divisions") ? shape.at("divisions") : shape,
+                       (n + 1.0) * (n + 1.0) * kBytesPerVertex + 2.0 * n * n * kBytesPerTriangle,
+                       fmt::format("{0} × {0} divisions: {1:.0f} triangles", n, 2.0 * n * n));
+    return make_ground(shape.at("center").vec3(), shape.at("half_size").positive(), n);
   }
   if (type == "sphere") {
     shape.expect_keys({"type", "center", "radius", "subdivisions"});

@@ -7,6 +7,7 @@
 #include "contact/contact_parameters.hpp"
 #include "io/json_reader.hpp"
 #include "io/mesh.hpp"
+#include "io/scene_limits.hpp"
 
 namespace clockwork {
 
@@ -42,6 +43,7 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
 
 /// Obstacle shapes: ground, sphere, cylinder, capsule (plus the body shapes, read by
 /// the caller). Returns std::nullopt for a type this function does not know.
-std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape);
+/// A ground's memory is estimated into `budget` before it is built.
+std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget);
 
 }  // namespace clockwork

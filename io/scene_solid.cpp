@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <filesystem>
+#include <numbers>
 #include <stdexcept>
 
 #include "io/scene_error.hpp"
@@ -60,7 +61,7 @@ bool is_tet_shape(const JsonField& shape) {
          t == "tetgen" || t == "gmsh";
 }
 
-TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir) {
+TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, SceneBudget& budget) {
   const std::string type = shape.at("type").choice(
       {"tet_bar", "tet_sphere", "tet_dinosaur", "tet_dragon", "tetgen", "gmsh"});
   TetMesh mesh;
@@ -75,12 +76,24 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir) {
                                static_cast<int>(cells[1].integer_in(1, 1024)),
                                static_cast<int>(cells[2].integer_in(1, 1024))};
     const double cell = shape.at("cell").positive();
+    const double voxels = double(n[0]) * n[1] * n[2];
+    budget.need_memory(cells,
+                       (n[0] + 1.0) * (n[1] + 1.0) * (n[2] + 1.0) * kBytesPerVertex +
+                           voxels * (6 * kBytesPerTet + kBytesPerVoxel),
+                       fmt::format("{} × {} × {} cells: {:.0f} tets", n[0], n[1], n[2], 6 * voxels));
     mesh = generate([&] { return make_tet_bar(origin, n[0], n[1], n[2], cell); });
   } else if (type == "tet_sphere") {
     shape.expect_keys({"type", "center", "radius", "cells_per_diameter"});
     const Vec3 center = shape.at("center").vec3();
     const double radius = shape.at("radius").positive();
-    const int cells = static_cast<int>(shape.at("cells_per_diameter").integer_in(2, 512));
+    const JsonField per_diameter = shape.at("cells_per_diameter");
+    const int cells = static_cast<int>(per_diameter.integer_in(2, kMaxSphereCells));
+    // The voxels inside the ball, π/6 of its bounding cube, each 6 tets.
+    const double inside = std::numbers::pi / 6.0 * cells * cells * cells;
+    budget.need_memory(per_diameter,
+                       inside * (kBytesPerVertex + 6 * kBytesPerTet) +
+                           std::pow(cells + 2.0, 3) * kBytesPerVoxel,
+                       fmt::format("{} cells per diameter: about {:.0f} tets", cells, 6 * inside));
     mesh = generate([&] { return make_tet_sphere(center, radius, cells); });
   } else if (type == "tet_dinosaur" || type == "tet_dragon") {
     shape.expect_keys({"type", "origin", "scale", "cell"});
@@ -101,6 +114,11 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir) {
     const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
     for (Vec3& x : mesh.vertices) x = scale * x + t;
   }
+  if (type != "tet_bar" && type != "tet_sphere")  // counted before they were built
+    budget.need_memory(shape,
+                       double(mesh.vertices.size()) * kBytesPerVertex +
+                           double(mesh.tets.size()) * kBytesPerTet,
+                       fmt::format("{} vertices, {} tets", mesh.vertices.size(), mesh.tets.size()));
   at_field(shape, [&] {
     validate_tet_mesh(mesh, type);
     return 0;
@@ -119,8 +137,29 @@ SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh
     if (!(nu >= 0.0 && nu < 0.5)) f.fail("must be in [0, 0.5)");
     return nu;
   };
+  // Derived quantities that must be finite and positive: the P-wave modulus λ + 2μ,
+  // the time a wave takes across the mesh, D sqrt(ρ / (λ + 2μ)) (D the mesh's
+  // bounding-box diagonal), and a bound on the assembled stiffness, (λ + 2μ) D times
+  // the tet count. Past them (young 1e308) the energies came out -nan.
+  Vec3 lo = Vec3::Constant(kNever), hi = Vec3::Constant(-kNever);
+  for (const Vec3& x : mesh.vertices) {
+    lo = lo.cwiseMin(x);
+    hi = hi.cwiseMax(x);
+  }
+  const double size = mesh.vertices.empty() ? 0.0 : (hi - lo).norm();
+  const auto finite = [&](const JsonField& f, const TetMaterial& m) {
+    const double modulus = m.young / (1.0 + m.poisson) * (1.0 + m.poisson / (1.0 - 2.0 * m.poisson));
+    const double crossing = size * std::sqrt(m.density / modulus);
+    const double stiffness = modulus * size * double(mesh.tets.size());
+    if (!std::isfinite(modulus) || !(crossing > 0.0) || !std::isfinite(stiffness))
+      f.fail(fmt::format("young {} Pa (poisson {}, density {} kg/m³) overflows: P-wave modulus {} "
+                         "Pa, wave crossing time {} s, assembled stiffness up to {} N/m must be "
+                         "finite and positive",
+                         m.young, m.poisson, m.density, modulus, crossing, stiffness));
+  };
   TetMaterial base{material.at("young").positive(), poisson(material.at("poisson")),
                    material.at("density").positive()};
+  finite(material.at("young"), base);
   std::vector<TetMaterial> per_region(mesh.region_names.size(), base);
   if (auto r = material.find("regions")) {
     if (!r->raw().is_object()) r->fail("expected an object {region name: {young, poisson, density}}");
@@ -132,6 +171,7 @@ SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh
       if (auto y = f.find("young")) m.young = y->positive();
       if (auto p = f.find("poisson")) m.poisson = poisson(*p);
       if (auto d = f.find("density")) m.density = d->positive();
+      finite(f, m);
     }
   }
   out.per_tet.resize(mesh.tets.size());

@@ -9,6 +9,7 @@
 #include "integrators/schroeder_source.hpp"
 #include "integrators/solid_source.hpp"
 #include "io/json_reader.hpp"
+#include "io/scene_limits.hpp"
 #include "io/tet_mesh.hpp"
 
 namespace clockwork {
@@ -18,7 +19,8 @@ namespace clockwork {
 bool is_tet_shape(const JsonField& shape);
 
 /// Reads and validates a tet shape; relative file paths resolve against `base_dir`.
-TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir);
+/// A generated shape's memory is estimated into `budget` before it is built.
+TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, SceneBudget& budget);
 
 struct SolidMaterial {
   FemKind kind = FemKind::Linear;

@@ -87,6 +87,17 @@ void validate_tet_mesh(const TetMesh& mesh, const std::string& source) {
   }
   for (std::size_t i = 0; i < used.size(); ++i)
     if (!used[i]) fail(fmt::format("vertex {} is used by no tet", i));
+  // The same four vertices twice: the volume counted twice, its mass doubled.
+  std::vector<std::pair<std::array<Index, 4>, Index>> sets(mesh.tets.size());
+  for (Index t = 0; t < mesh.tets.size(); ++t) {
+    sets[t] = {mesh.tets[t], t};
+    std::sort(sets[t].first.begin(), sets[t].first.end());
+  }
+  std::sort(sets.begin(), sets.end());
+  for (std::size_t k = 0; k + 1 < sets.size(); ++k)
+    if (sets[k].first == sets[k + 1].first)
+      fail(fmt::format("{} duplicates tet {} (the same four vertices)",
+                       tet_text(sets[k + 1].second, mesh.tets[sets[k + 1].second]), sets[k].second));
   // A conforming mesh has no face shared by three tets (two would overlap).
   const auto faces = sorted_faces(mesh);
   for (std::size_t k = 0; k + 2 < faces.size(); ++k)
@@ -94,6 +105,18 @@ void validate_tet_mesh(const TetMesh& mesh, const std::string& source) {
       fail(fmt::format("face ({} {} {}) is shared by more than two tets ({}, {}, {})",
                        faces[k].key[0], faces[k].key[1], faces[k].key[2], faces[k].tet,
                        faces[k + 1].tet, faces[k + 2].tet));
+  // Two positively oriented tets on either side of a face see it with opposite
+  // windings; the same winding puts both on one side: they overlap.
+  const auto odd = [&](const FaceRecord& f) {
+    const auto& tet = mesh.tets[f.tet];
+    const Index a = tet[kFaces[f.face][0]], b = tet[kFaces[f.face][1]], c = tet[kFaces[f.face][2]];
+    return ((a > b) + (a > c) + (b > c)) % 2 == 1;
+  };
+  for (std::size_t k = 0; k + 1 < faces.size(); ++k)
+    if (faces[k].key == faces[k + 1].key && odd(faces[k]) == odd(faces[k + 1]))
+      fail(fmt::format("{} overlaps tet {}: both lie on the same side of their face ({} {} {})",
+                       tet_text(faces[k + 1].tet, mesh.tets[faces[k + 1].tet]), faces[k].tet,
+                       faces[k].key[0], faces[k].key[1], faces[k].key[2]));
 }
 
 int find_region(const TetMesh& mesh, const std::string& name, const std::string& source) {

@@ -30,8 +30,11 @@ bool tet_is_degenerate(const TetMesh& mesh, const std::array<Index, 4>& tet, dou
 
 /// Checks indices, finite coordinates, and that every tet has a positive volume above
 /// 1e-12 × (its longest edge)³ — throws SceneError "SOURCE: tet T (a b c d): inverted,
-/// volume V" / "degenerate" / "vertex index I out of range" — and that every vertex is
-/// used by some tet. `source` names the file or generator in the message.
+/// volume V" / "degenerate" / "vertex index I out of range" — that every vertex is
+/// used by some tet, and that no two tets overlap: none repeats another's four
+/// vertices ("tet T (...) duplicates tet U"), no face is shared by three tets and no
+/// two tets lie on the same side of a shared face. `source` names the file or
+/// generator in the message.
 void validate_tet_mesh(const TetMesh& mesh, const std::string& source);
 
 /// Index of the region called `name`; throws SceneError naming `source` and the

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "io/scene_limits.hpp"
 #include "io/tet_mesh.hpp"
 
 namespace clockwork {
@@ -250,6 +251,16 @@ TetMesh voxelize(const std::vector<Part>& parts, std::vector<std::string> names,
     require(cells <= 2000, who, "cell", cell, "is too fine (more than 2000 cells along an axis)");
     n[axis] = static_cast<int>(cells) + 2;  // one empty layer each side
   }
+  // Every pass over the grid (flood fill, well-composedness) visits all its voxels:
+  // a grid this large takes seconds and gigabytes before the tets are even counted.
+  const double voxels = double(n[0]) * n[1] * n[2];
+  if (voxels > kMaxVoxels)
+    throw std::invalid_argument(fmt::format(
+        "{}: cell {} gives a grid of {} × {} × {} = {:.3g} voxels, above the limit of {:.3g} "
+        "(an estimated {} for the grid alone, up to {} with its tets; docs/scene-format.md "
+        "\"Limits\")",
+        who, cell, n[0], n[1], n[2], voxels, kMaxVoxels, bytes_text(voxels * kBytesPerVoxel),
+        bytes_text(voxels * (kBytesPerVoxel + 6 * kBytesPerTet))));
   VoxelGrid g = make_grid(origin + scale * lo - Vec3::Constant(cell), cell, n);
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
@@ -281,8 +292,9 @@ TetMesh make_tet_bar(const Vec3& origin, int nx, int ny, int nz, double cell) {
 TetMesh make_tet_sphere(const Vec3& center, double radius, int cells_per_diameter) {
   const char* who = "make_tet_sphere";
   require(radius > 0.0 && std::isfinite(radius), who, "radius", radius, "must be > 0");
-  require(cells_per_diameter >= 2 && cells_per_diameter <= 400, who, "cells_per_diameter",
-          cells_per_diameter, "must be in 2..400");
+  require(cells_per_diameter >= 2 && cells_per_diameter <= kMaxSphereCells, who,
+          "cells_per_diameter", cells_per_diameter,
+          fmt::format("must be in 2..{}", kMaxSphereCells).c_str());
   const int n = cells_per_diameter + 2;  // one empty layer each side
   const double cell = 2.0 * radius / cells_per_diameter;
   VoxelGrid g = make_grid(center - Vec3::Constant(radius + cell), cell, {n, n, n});

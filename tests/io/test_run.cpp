@@ -78,7 +78,8 @@ TEST_CASE("event counts: exact per-vertex totals in the PLY, off, the PLY has no
                 "center": [0, 0, 1], "axes": [[1, 0, 0], [0, 1, 0]]},
                 "material": {"area_density": 0.1, "young": 500.0, "poisson": 0.3,
                              "bending": 0},
-                "periods": {"membrane": 0.01, "gravity": 0.02}}]})");
+                "periods": {"membrane": 0.01, "gravity": 0.02},
+                "allow_unstable_periods": true}]})");
   Scene scene = build_scene(doc, "<memory>", ".");
   RunOptions options;
   options.out_dir = out.string();

@@ -96,7 +96,7 @@ TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the
       {"/bodies/0/shape", json{{"type", "hat"}, {"center", {0, 0, 1}}, {"crown_radius", 0.1}, {"crown_height", 0.1},
                                {"brim_radius", 0.2}, {"segments", 4}},
        "/bodies/0/shape/segments: must be an integer in [6, 256], got 4"},
-      {"/bodies/0/shape/resolution", json::array({4, 0}), "/bodies/0/shape/resolution/1: must be an integer in [1, 4096], got 0"},
+      {"/bodies/0/shape/resolution", json::array({4, 0}), "/bodies/0/shape/resolution/1: must be an integer in [1, 1024], got 0"},
       {"/bodies/0/shape/size", json::array({1, 1, 1}), "/bodies/0/shape/size: expected [size_u, size_v] in metres"},
       {"/gravity", json::array({0, 0}), "scene.json: /gravity: expected an array of 3 numbers, got [0,0]"},
       {"/bodies/0/periods", json{{"membrane", 0.0}}, "/bodies/0/periods/membrane: must be > 0, got 0.0"},

@@ -144,7 +144,7 @@ TEST_CASE("validate_tet_mesh accepts the 5-tet cube and names every defect") {
   m = good;
   m.tets.push_back({3, 2, 1, 7});  // tet 1 again: its faces now belong to three tets
   m.tet_region.push_back(0);
-  CHECK(error_of([&] { validate_tet_mesh(m, "cube"); }).find("is shared by more than two tets") !=
+  CHECK(error_of([&] { validate_tet_mesh(m, "cube"); }).find("duplicates tet 1 (the same four vertices)") !=
         std::string::npos);
   m = good;
   m.tet_region[4] = 2;

@@ -1,0 +1,52 @@
+#include "io/scene_limits.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace clockwork {
+
+double memory_cap_bytes() {
+  static const double cap = [] {
+    const double gib16 = 16.0 * 1024 * 1024 * 1024;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return gib16;
+    return std::min(gib16, double(pages) * double(page));
+  }();
+  return cap;
+}
+
+std::string bytes_text(double bytes) {
+  if (!(bytes < 1e300)) return "more than 1e300 bytes";
+  if (bytes >= 1e9) return fmt::format("{:.3g} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.3g} MB", bytes / 1e6);
+  return fmt::format("{:.3g} kB", bytes / 1e3);
+}
+
+void SceneBudget::need_memory(const JsonField& field, double bytes, const std::string& what) {
+  memory_ += bytes;
+  if (!(memory_ <= memory_cap_bytes()))
+    field.fail(fmt::format("{}: an estimated {} of memory ({} for the whole scene so far), above the "
+                           "memory limit of {} (16 GiB or the physical memory, whichever is "
+                           "smaller; docs/scene-format.md \"Limits\")",
+                           what, bytes_text(bytes), bytes_text(memory_),
+                           bytes_text(memory_cap_bytes())));
+}
+
+void SceneBudget::need_events(const JsonField& field, double rate, const std::string& what) {
+  events_ += rate;
+  if (!(events_ <= kMaxEventRate))
+    field.fail(fmt::format("{}: an estimated {:.3g} events per simulated second ({:.3g} for "
+                           "the whole scene so far), above the limit of {:.3g} "
+                           "(docs/scene-format.md \"Limits\")",
+                           what, rate, events_, kMaxEventRate));
+}
+
+void check_step_within_run(const JsonField& field, double step, double end_time) {
+  if (!(step <= end_time))
+    field.fail(fmt::format("the step must not exceed end_time ({} s)", end_time));
+}
+
+}  // namespace clockwork

@@ -1,0 +1,80 @@
+#pragma once
+/// Up-front limits of a scene (docs/scene-format.md "Limits"): the memory a scene will
+/// hold and the events it will process per simulated second are estimated from its
+/// fields before anything large is built, and a scene the machine cannot run is
+/// refused with the estimate, naming the field responsible. Without this a grid of
+/// 4096² cells took minutes and gigabytes in `validate`, a 1024³ tet bar died in
+/// bad_alloc, and a step of 1e-300 s made `run` spin forever.
+#include <string>
+
+#include "io/json_reader.hpp"
+
+namespace clockwork {
+
+// --- rough bytes per item of a built scene (measured: docs/scene-format.md "Limits") ---
+/// A kernel vertex: state, envelopes, event counts, mesh copies.
+inline constexpr double kBytesPerVertex = 250;
+/// A cloth triangle with its share of edges and hinges: membrane, bending and wind
+/// stencils with their queue entries, the body's triangle lists, the mesh's half edges.
+inline constexpr double kBytesPerTriangle = 450;
+/// A chain segment: its spring stencil and edge.
+inline constexpr double kBytesPerSpring = 150;
+/// A tet: the FEM model's per-element data, its share of the sparse stiffness matrix
+/// and factor, the mesh's faces.
+inline constexpr double kBytesPerTet = 1500;
+/// A voxel of a tet generator's grid (labels and flood-fill marks), before the tets.
+inline constexpr double kBytesPerVoxel = 12;
+/// A (triangle, cell) entry of the contact hash grid: bucket node and list slot.
+inline constexpr double kBytesPerGridEntry = 64;
+
+// --- shape maxima (docs/scene-format.md) -------------------------------------------
+// At the former maxima (4096 grid cells a side, 2048 disk rings: 34 and 25 million
+// triangles) `validate` took minutes and gigabytes; at these it builds the mesh and
+// refuses one whose events are out of reach (kMaxEventRate) in 0.3 s and 0.25 GB.
+inline constexpr long long kMaxGridCells = 1024;  ///< grid `resolution`, per side
+inline constexpr long long kMaxDiskRings = 512;   ///< disk `rings`
+inline constexpr long long kMaxSphereCells = 400;  ///< tet_sphere `cells_per_diameter`
+/// Voxels in the bounding grid of a voxelised tet shape (tet_dinosaur, tet_dragon).
+inline constexpr double kMaxVoxels = 5e7;
+
+// --- caps ---------------------------------------------------------------------------
+/// Events per simulated second above which a scene is refused: at the ~1e7 events
+/// per second of one core, one simulated second would take more than 3 minutes of
+/// wall time per 1e9 (and a period of 1e-300 s would take forever).
+inline constexpr double kMaxEventRate = 2e9;
+/// Frames a scene may ask for (end_time × frame_rate); above, the int frame counter
+/// and the output folder are the wrong tools.
+inline constexpr double kMaxFrames = 1e6;
+/// An explicit AVI period above this multiple of the stability estimate 1 / ω_max is
+/// refused unless the body says "allow_unstable_periods": true. 2 / ω_max is
+/// leapfrog's stability limit for a stencil alone: beyond it nothing holds the stencil.
+inline constexpr double kMaxPeriodFactor = 2.0;
+
+/// The memory cap: the smaller of 16 GiB and the machine's physical memory.
+double memory_cap_bytes();
+/// "3.2 GB".
+std::string bytes_text(double bytes);
+
+/// The running estimates of one scene.
+class SceneBudget {
+ public:
+  /// Adds the `bytes` that `what` (e.g. "16785409 vertices, 33554432 triangles")
+  /// will need; if the scene's total exceeds memory_cap_bytes(), fails at `field`
+  /// with the estimate.
+  void need_memory(const JsonField& field, double bytes, const std::string& what);
+  /// Adds `rate` events per simulated second of `what`; if the scene's total exceeds
+  /// kMaxEventRate, fails at `field` with the estimate.
+  void need_events(const JsonField& field, double rate, const std::string& what);
+
+  double memory() const { return memory_; }
+  double event_rate() const { return events_; }
+
+ private:
+  double memory_ = 0.0, events_ = 0.0;
+};
+
+/// Fails at `field` unless `step` (s) is at most `end_time` (a step longer than the
+/// run is never taken whole; 1e308 made backward Euler print -nan).
+void check_step_within_run(const JsonField& field, double step, double end_time);
+
+}  // namespace clockwork
