@@ -373,12 +373,12 @@ std::string Kernel::health_problem(Index a, double t) const {
   if (!v.allFinite()) return fmt::format("velocity {} m/s is not finite", triple(v));
   if (!x.allFinite()) return fmt::format("position {} m is not finite", triple(x));
   if (!(v.squaredNorm() <= max_speed2_))
-    return fmt::format("speed {:.6g} m/s is above the health limit max_speed = {:.6g} m/s", v.norm(),
+    return fmt::format("speed {:.6g} m/s is above the health limit max_speed = {:.6g} m/s", v.stableNorm(),
                        health_.max_speed);
   if (!(x.squaredNorm() <= max_extent2_))
     return fmt::format("position {} m is {:.6g} m from the origin, beyond the health limit "
                        "max_extent = {:.6g} m",
-                       triple(x), x.norm(), health_.max_extent);
+                       triple(x), x.stableNorm(), health_.max_extent);
   return {};
 }
 

@@ -164,10 +164,16 @@ void request_interrupt() { interrupt_requested = 1; }
 RunSummary run_scene(Scene& scene, const RunOptions& options) {
   const double until = std::isnan(options.until) ? scene.end_time : options.until;
   // The state the run starts from (a scene's or a resumed frame's) inside the limits.
-  for (Index a = 0; a < scene.kernel->state().size(); ++a)
-    if (std::string problem = scene.kernel->health_problem(a, scene.kernel->now()); !problem.empty())
-      throw SceneError(fmt::format("{}: the initial state of {}: {}", scene.resumed_from.empty() ? scene.file : scene.resumed_from,
-                                   name_vertex(scene, a), problem));
+  // (A scene's own state is checked as it is read, io/scene_limits.hpp: this catches a
+  // resumed frame's.)
+  for (const Body& body : scene.bodies)
+    for (Index i = 0; i < body.vertex_count; ++i)
+      if (std::string problem = scene.kernel->health_problem(body.first_vertex + i, scene.kernel->now());
+          !problem.empty())
+        throw SceneError(scene.resumed_from.empty()
+                             ? fmt::format("{}: the initial state of body '{}' vertex {}: {}", scene.file, body.name, i, problem)
+                             : fmt::format("{}: vertex {}: {}", frame_path(scene.resumed_from, body.name, scene.first_frame, "ply"),
+                                           i, problem));
   prepare_out_dir(scene, options);
 
   std::vector<ManifestBody> manifest;

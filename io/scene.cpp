@@ -351,6 +351,7 @@ class SceneBuilder {
 
     // Initial velocities.
     std::vector<Vec3> velocity = read_velocities(b.find("velocity"), mesh.vertices, mass, index);
+    check_initial_state(b.at("shape"), b.find("velocity"), mesh.vertices, velocity);
     VertexState& state = scene_.kernel->state();
     body.first_vertex = static_cast<Index>(state.size());
     body.vertex_count = static_cast<Index>(n);
@@ -494,6 +495,7 @@ class SceneBuilder {
                                                material.kind);
     const std::vector<double>& mass = model->lumped_mass();
     const std::vector<Vec3> velocity = read_velocities(b.find("velocity"), mesh.vertices, mass, index);
+    check_initial_state(b.at("shape"), b.find("velocity"), mesh.vertices, velocity);
     VertexState& state = scene_.kernel->state();
     body.first_vertex = static_cast<Index>(state.size());
     body.vertex_count = static_cast<Index>(n);
@@ -706,6 +708,7 @@ class SceneBuilder {
           {"ground", "sphere", "cylinder", "capsule", "grid", "disk", "hat", "obj", "mesh"});
       mesh = read_shape(shape, base_dir_, kind, budget_);
     }
+    check_initial_state(shape, std::nullopt, mesh->vertices, {});
     VertexState& state = scene_.kernel->state();
     body.first_vertex = static_cast<Index>(state.size());
     body.vertex_count = static_cast<Index>(mesh->vertices.size());
@@ -1010,8 +1013,15 @@ class SceneBuilder {
     if (!top) return;
     const std::string key = top_kind.substr(top_kind.find(':') + 1);
     std::optional<JsonField> field;
-    if (auto p = b.find("periods"))
+    if (auto p = b.find("periods")) {
       if (auto f = p->find(key); f && f->raw().is_number()) field = f;
+      // Automatic periods are capped by the given ones: a kind whose stencils run at a
+      // given period as short as the top kind's is where the rate comes from.
+      for (const auto& [kind, r] : body_rates_)
+        if (auto f = p->find(kind.substr(kind.find(':') + 1)); !field && f && f->raw().is_number() &&
+                                                             f->raw().get<double>() <= top->shortest)
+          field = f;
+    }
     budget_.need_events(field ? *field : material, total,
                         fmt::format("the stencils of body '{}' (mostly {} {} stencils, periods "
                                     "down to {:.3g} s)",

@@ -49,4 +49,23 @@ void check_step_within_run(const JsonField& field, double step, double end_time)
     field.fail(fmt::format("the step must not exceed end_time ({} s)", end_time));
 }
 
+void check_initial_state(const JsonField& shape, const std::optional<JsonField>& velocity,
+                         const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                         const HealthLimits& limits) {
+  // stableNorm: |x| of 1e200 is 1e200, not the inf of sqrt(1e400).
+  for (std::size_t a = 0; a < x.size(); ++a)
+    if (!(x[a].allFinite() && x[a].stableNorm() <= limits.max_extent))
+      shape.fail(fmt::format("vertex {} at ({:.6g}, {:.6g}, {:.6g}) m is {:.6g} m from the origin, beyond the "
+                             "health limit max_extent = {:.6g} m (docs/exit-codes.md)",
+                             a, x[a].x(), x[a].y(), x[a].z(), x[a].stableNorm(), limits.max_extent));
+  for (std::size_t a = 0; a < v.size(); ++a)
+    if (!(v[a].allFinite() && v[a].stableNorm() <= limits.max_speed)) {
+      const std::string what = fmt::format("vertex {} starts at {:.6g} m/s, above the health limit max_speed = "
+                                           "{:.6g} m/s (docs/exit-codes.md)",
+                                           a, v[a].stableNorm(), limits.max_speed);
+      if (velocity) velocity->fail(what);
+      shape.fail(what);
+    }
+}
+
 }  // namespace clockwork

@@ -5,8 +5,11 @@
 /// refused with the estimate, naming the field responsible. Without this a grid of
 /// 4096² cells took minutes and gigabytes in `validate`, a 1024³ tet bar died in
 /// bad_alloc, and a step of 1e-300 s made `run` spin forever.
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "engine/health.hpp"
 #include "io/json_reader.hpp"
 
 namespace clockwork {
@@ -72,6 +75,14 @@ class SceneBudget {
  private:
   double memory_ = 0.0, events_ = 0.0;
 };
+
+/// The health check's limits (engine/health.hpp) on a body's or obstacle's initial
+/// state, so that a scene the run would stop at its first event is refused as input:
+/// every vertex within max_extent of the origin (fails at `shape`), every initial
+/// velocity at most max_speed (fails at `velocity`).
+void check_initial_state(const JsonField& shape, const std::optional<JsonField>& velocity,
+                         const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                         const HealthLimits& limits = {});
 
 /// Fails at `field` unless `step` (s) is at most `end_time` (a step longer than the
 /// run is never taken whole; 1e308 made backward Euler print -nan).

@@ -51,7 +51,10 @@ std::vector<Case> solid_contact_cases(); ///< tet solids and contact
 std::vector<Case> file_cases();          ///< OBJ meshes, TetGen and Gmsh files
 std::vector<Case> run_cases();           ///< runs, PLY frames on --resume, run folders
 std::vector<Case> cli_cases();           ///< command lines
-/// Correct behaviour that needs the fixes of issue 42 not yet made (a skipped test).
+/// One or more cases per failure class of issue 42 (numbers, names, limits, the
+/// health check, readers, obstacles, run folders, command lines).
+std::vector<Case> failure_class_cases();
+/// Correct behaviour that needs fixes not yet made (a skipped test).
 std::vector<Case> pending_cases();
 
 }  // namespace clockwork::hostile

@@ -158,6 +158,10 @@ TEST_CASE("hostile command lines: usage errors exit 2 with the usage") {
   run_table(cli_cases(), "cli");
 }
 
+TEST_CASE("hostile failure classes: blow-ups, limits, numbers, names, readers, run folders") {
+  run_table(failure_class_cases(), "classes");
+}
+
 TEST_CASE("hostile cases pending fixes" * doctest::skip()) {
   run_table(pending_cases(), "pending");
 }
@@ -167,7 +171,7 @@ TEST_CASE("the hostile battery holds at least 150 cases with distinct names") {
   std::size_t n = 0;
   const std::size_t pending = pending_cases().size();
   for (const auto& table : {scene_cases(), solid_contact_cases(), file_cases(), run_cases(), cli_cases(),
-                            pending_cases()})
+                            failure_class_cases(), pending_cases()})
     for (const Case& c : table) {
       ++n;
       CHECK_MESSAGE(names.insert(c.name).second, "duplicate case name ", c.name);
