@@ -1,5 +1,7 @@
 #include "contact/contact_system.hpp"
 
+#include "engine/health.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -336,12 +338,13 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
 
 void ContactSystem::activate_layer(EventSlot slot, double t) {
   Pair& p = pairs_[slot];
-  if (p.depth >= params_.max_layers)
-    throw std::runtime_error(fmt::format(
-        "contact: pair of vertices ({}, {}, {}, {}) reached {} penalty layers at t = {} s: the "
-        "primitives touch (distance {:.3g} m); the input intersects or r1 is far too small",
-        p.v[0], p.v[1], p.v[2], p.v[3], p.depth, t,
-        pair_closest(p.type, positions(p, t)).distance));
+  if (p.depth >= params_.max_layers) {
+    const std::string problem = fmt::format(
+        "the contact pair of vertices ({}, {}, {}, {}) reached {} penalty layers: the primitives touch "
+        "(distance {:.3g} m); the input intersects or r1 is far too small",
+        p.v[0], p.v[1], p.v[2], p.v[3], p.depth, pair_closest(p.type, positions(p, t)).distance);
+    throw NumericalFailure(problem, "", t, p.v[0], problem);  // the kernel names the event
+  }
   ++p.depth;
   EventSlot le;
   if (!free_layer_events_.empty()) {

@@ -272,7 +272,17 @@ void Kernel::process_top() {
     for (Index a : source.stencil_vertices(event.slot)) ++vertex_events_[a];
   const double weight = profiling_ ? profile_weight(event.kind) : 0.0;
   const Clock::time_point process_start = weight > 0 ? Clock::now() : Clock::time_point{};
-  const double next = source.process(event.slot, event.time, *this);
+  double next;
+  try {
+    next = source.process(event.slot, event.time, *this);
+  } catch (NumericalFailure& e) {
+    // A failure found deep in a solver or a contact pair: the event names it.
+    if (e.event_kind.empty()) {
+      e.event_kind = source.name();
+      e.time = event.time;
+    }
+    throw;
+  }
   if (unhealthy_) [[unlikely]]
     fail_health(event.kind, event.time);
   const Clock::time_point process_end = weight > 0 ? Clock::now() : Clock::time_point{};

@@ -1,5 +1,7 @@
 #include "integrators/multirate_solver.hpp"
 
+#include "engine/health.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -258,7 +260,7 @@ void MultirateSolver::factor() {
   for (auto& dp : data_) {
     RegionData& d = *dp;
     if (!d.chol.compute(d.A))
-      throw std::runtime_error("multirate: A^S is not positive definite");
+      throw NumericalFailure("multirate: A^S is not positive definite", "", 0.0, NumericalFailure::kNoVertex, "multirate: A^S is not positive definite");
     const Eigen::Index nj = d.W.cols();
     if (nj == 0) continue;
     // The J rows of H^LS (H^SS)⁻¹, by the adjoint of Algorithm 1: the J rows of H^LS
@@ -322,13 +324,13 @@ void MultirateSolver::factor() {
       if (!schur_block_) {
         schur_ldlt_.compute(sym);
         if (schur_ldlt_.info() != Eigen::Success)
-          throw std::runtime_error("multirate: symmetric H^LL* factorisation failed");
+          throw NumericalFailure("multirate: symmetric H^LL* factorisation failed", "", 0.0, NumericalFailure::kNoVertex, "multirate: symmetric H^LL* factorisation failed");
       }
     } else {
       schur_.makeCompressed();
       schur_lu_.compute(schur_);
       if (schur_lu_.info() != Eigen::Success)
-        throw std::runtime_error("multirate: H^LL* factorisation failed");
+        throw NumericalFailure("multirate: H^LL* factorisation failed", "", 0.0, NumericalFailure::kNoVertex, "multirate: H^LL* factorisation failed");
     }
   }
   factored_ = true;
@@ -495,7 +497,7 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
   H.makeCompressed();
   Eigen::SparseLU<Sparse> lu;
   lu.compute(H);
-  if (lu.info() != Eigen::Success) throw std::runtime_error("multirate: eq. 23 LU failed");
+  if (lu.info() != Eigen::Success) throw NumericalFailure("multirate: eq. 23 LU failed", "", 0.0, NumericalFailure::kNoVertex, "multirate: eq. 23 LU failed");
   if (factor_seconds) *factor_seconds = seconds_since(t0);
   const auto t1 = Clock::now();
   rhs(x0, v0, f_ext);

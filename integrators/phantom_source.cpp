@@ -101,11 +101,12 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
   if (released) solver_->invalidate_factor();
   const TickReport report = solve_tick(s, time);
   const double h = h_tick_;
-  if (!std::isfinite(report.gradient_norm))
-    throw std::runtime_error(fmt::format(
-        "phantom body '{}': the implicit solve at t = {} s produced a non-finite gradient; "
-        "h_imp = {} s is too large for this scene or the mesh inverted",
-        body_, time, h_));
+  if (!std::isfinite(report.gradient_norm)) {
+    const std::string problem = fmt::format("phantom body '{}': the implicit solve produced a non-finite gradient; "
+                                            "h_imp = {} s is too large for this scene or the mesh inverted",
+                                            body_, h_);
+    throw NumericalFailure(problem, "", time, NumericalFailure::kNoVertex, problem);
+  }
   if (!report.converged) {
     // Documented fallback: keep the lowest-energy iterate (every accepted step
     // decreased E), count it, and say so.

@@ -24,6 +24,7 @@
 #include "engine/kinematic_script.hpp"
 #include "io/json_reader.hpp"
 #include "contact/intersection_check.hpp"
+#include "engine/health.hpp"
 #include "contact/obstacle_proximity.hpp"
 #include "io/mesh.hpp"
 #include "io/resume.hpp"
@@ -772,7 +773,14 @@ class SceneBuilder {
         scene_.contact->add_triangle(
             {b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]}, group);
     }
-    scene_.contact->start();
+    try {
+      scene_.contact->start();
+    } catch (const NumericalFailure& e) {
+      // Layers stacked up at the start: the input touches where contact cannot push.
+      throw SceneError(fmt::format("{}: {}: the initial geometry touches: {}", root_file_,
+                                   e.vertex == NumericalFailure::kNoVertex ? "/contact" : pointer_of_vertex(e.vertex),
+                                   e.problem));
+    }
     if (!tick_obstacles_.empty()) give_ticks_obstacles(params);
     if (!tick_pairs_.empty()) give_ticks_pairs(params);
   }
@@ -865,6 +873,17 @@ class SceneBuilder {
       t.source->set_pair_contact(TickPairFinder(scene_.kernel->state(), *scene_.contact, owners, t.body),
                                  t.settings);
     }
+  }
+
+  /// The JSON pointer of the body or obstacle that holds global vertex a, with the
+  /// vertex's local index, e.g. "/obstacles/1 (vertex 3 of 'right_wall')".
+  std::string pointer_of_vertex(Index a) const {
+    for (std::size_t b = 0; b < scene_.bodies.size(); ++b) {
+      const Body& body = scene_.bodies[b];
+      if (a >= body.first_vertex && a < body.first_vertex + body.vertex_count)
+        return fmt::format("{} (vertex {} of '{}')", pointers_[b], a - body.first_vertex, body.name);
+    }
+    return "/contact";
   }
 
   /// Contact cannot repair an initial state that already intersects: refuse it,

@@ -1,5 +1,6 @@
 /// Hostile files, runs, run folders and command lines (tests/hostile/hostile.hpp), and
 /// the cases whose correct outcome waits for the rest of issue 42.
+#include <fstream>
 #include <string>
 
 #include "tests/hostile/hostile.hpp"
@@ -276,6 +277,7 @@ std::vector<Case> failure_class_cases() {
   const json cloth = cloth_scene(), solid = solid_scene(), contact = contact_scene();
   json cloth_without_pins = cloth;
   cloth_without_pins["bodies"][0].erase("pins");
+  const json fpu_walls = json::parse(std::ifstream(CLOCKWORK_SOURCE_DIR "/demos/fpu_walls.json"));
   json far_obstacle = contact;  // a grid obstacle, as fuzz_readers found it
   far_obstacle["contact"] = {{"thickness", 0.1}, {"cell_size", 5}};
   far_obstacle["obstacles"][0]["shape"] = json::parse(
@@ -353,6 +355,10 @@ std::vector<Case> failure_class_cases() {
       bad_field("obstacle sphere of radius 2^32", contact, "/obstacles/0/shape",
                 R"({"type": "sphere", "center": [0, 0, -1], "radius": 4294967296})", {"max_extent"},
                 "/obstacles/0/shape"),
+      // A chain starting on a wall (fuzz_readers: a runtime_error from the layers at load).
+      {"contact: a chain vertex on a wall at the start", {{"s.json", patched(fpu_walls, "/bodies/0/shape/start", "[-0.2, 0, 0]")}},
+       {}, "validate s.json", kExitInput,
+       {"s.json: /bodies/0 (vertex 0 of 'chain'): the initial geometry touches", "reached 4096 penalty layers"}},
       // Damaged run folders.
       after_run("check-intersections: a frame missing", cloth, {"rm out/frames/cloth_00001.obj"},
                 "check-intersections out", kExitInput, {"cloth_00001.obj"}),
