@@ -10,6 +10,16 @@ namespace clockwork {
 
 class Kernel;
 
+/// How a source begins its clock. A scene's initial velocities are those *at* the start
+/// time, so the first impulse of an explicit stencil or a phantom tick covers only the
+/// time from the start to its interval's midpoint: V at the start weighs half a period
+/// (the trapezoidal end weight of the action's quadrature), p^{1/2} = p^0 − (h/2)∇V(q^0).
+/// The leapfrog is then velocity Verlet and free fall is exact at the ticks; a whole
+/// first kick puts every later position off by −g h t/2. A run resumed from a frame
+/// (Kernel::start_at) holds the velocities of the intervals under way, which had their
+/// first half already: its first impulses are whole.
+enum class StartFrom { initial_state, resumed_frame };
+
 class EventSource {
  public:
   virtual ~EventSource() = default;

@@ -7,6 +7,10 @@
 ///     p_a^{j+1/2} = p_a^{j-1/2} − h^k ∂V^k/∂q_a (q(t_k^i)),
 /// i.e. v_a −= h^k ∇_a V^k / m_a. Kinematic vertices (inverse mass 0) are unaffected.
 /// For velocity-dependent forces (wind) the impulse is h^k F(x, v).
+///
+/// The first impulse of a run started from its initial state covers the time from the
+/// run's start t_b to its tick's interval midpoint, (t_k^0 − t_b) + h^k/2: a half
+/// kick for a stencil that ticks at t_b (StartFrom). Resumed runs take whole impulses.
 #include <array>
 #include <cassert>
 #include <string>
@@ -32,6 +36,7 @@ class ForceSource final : public EventSource {
     double period;           ///< h^k, s
     double start;            ///< t0, s
     std::uint64_t tick = 0;  ///< i of the next tick
+    double weight = 1.0;     ///< the next impulse in periods (the first: set by start())
   };
 
   explicit ForceSource(std::string name) : name_(std::move(name)) {}
@@ -45,15 +50,17 @@ class ForceSource final : public EventSource {
   EventSlot add(const std::array<Index, N>& vertices, const Term& term, double period,
                 double start = 0.0) {
     assert(period > 0.0);
-    stencils_.push_back(Stencil{vertices, term, period, start, 0});
+    stencils_.push_back(Stencil{vertices, term, period, start, 0, 1.0});
     return static_cast<EventSlot>(stencils_.size() - 1);
   }
   /// Schedules the first tick of every stencil, its start counted from the kernel's
-  /// clock (Kernel::start_at: a resumed run).
-  void start(EventKind my_kind, Kernel& kernel) {
+  /// clock (Kernel::start_at: a resumed run), and weighs its first impulse (header).
+  void start(EventKind my_kind, Kernel& kernel, StartFrom from = StartFrom::initial_state) {
     for (EventSlot k = 0; k < stencils_.size(); ++k) {
-      stencils_[k].start += kernel.now();
-      kernel.schedule(my_kind, k, stencils_[k].start);
+      Stencil& s = stencils_[k];
+      s.weight = from == StartFrom::initial_state ? s.start / s.period + 0.5 : 1.0;
+      s.start += kernel.now();
+      kernel.schedule(my_kind, k, s.start);
     }
   }
 
@@ -66,12 +73,14 @@ class ForceSource final : public EventSource {
       x.col(i) = state.position(s.vertices[i]);
     }
     StencilVector<N> impulse;
+    const double span = s.weight * s.period;  // the period itself after the first tick
+    s.weight = 1.0;
     if constexpr (PotentialTerm<Term>) {
-      impulse = -s.period * s.term.gradient(x);
+      impulse = -span * s.term.gradient(x);
     } else {
       StencilPositions<N> v;
       for (int i = 0; i < N; ++i) v.col(i) = state.velocity(s.vertices[i]);
-      impulse = s.period * s.term.force(x, v);
+      impulse = span * s.term.force(x, v);
     }
     for (int i = 0; i < N; ++i) {
       const Index a = s.vertices[i];

@@ -25,7 +25,7 @@ PhantomSource::PhantomSource(std::string body, std::vector<Index> vertices,
   solver_ = std::make_unique<ImplicitTickSolver>(*potential_, settings);
 }
 
-void PhantomSource::start(EventKind kind, Kernel& kernel, double t0) {
+void PhantomSource::start(EventKind kind, Kernel& kernel, double t0, StartFrom from) {
   const VertexState& s = kernel.state();
   const std::size_t n = vertices_.size();
   q_tilde_.resize(3 * static_cast<Eigen::Index>(n));
@@ -39,6 +39,7 @@ void PhantomSource::start(EventKind kind, Kernel& kernel, double t0) {
   if (contact_on_whole_)
     for (std::size_t a = 0; a < n; ++a) kernel.set_mass_share(vertices_[a], this, static_cast<Index>(a));
   t_tick_ = t0_ = t0;
+  from_ = from;
   tick_ = 0;
   grid_ = 0;
   level_ = calm_ = 0;
@@ -79,17 +80,20 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     }
     potential_->set_external_force(wind_force_);
   }
-  if (!g_prev_valid_) {  // first tick: the previous midpoint is the initial state
+  // First tick: the previous midpoint is the start state (its share is used only by a
+  // resumed run, set_up_tick; the released pins below write into it).
+  if (!g_prev_valid_) {
     potential_->gradient(q_tilde_, g_prev_);
     g_prev_valid_ = true;
   }
   // Pins released since the last tick (KinematicScriptSource): the vertex joins the
   // unknowns with its phantom where the script left it (the phantom of a prescribed
   // vertex follows the script), and gravity acts on it from now on. In this tick's
-  // midpoint impulse −(h/2)(g_prev + g) its g_prev is gravity alone, as for a free
-  // body's first tick at rest shape: the elastic force of the previous interval was
-  // the pin's reaction. (Kept, on a bent stiff card's clamped rows it is ~0.4 N on
-  // 1e-5 kg, a 20 m/s kick at h = 1e-3 s that crumpled the card.)
+  // midpoint impulse −(h/2)(g_prev + g) its g_prev is gravity alone: the elastic force
+  // of the previous interval was the pin's reaction. (Kept, on a bent stiff card's
+  // clamped rows it is ~0.4 N on 1e-5 kg, a 20 m/s kick at h = 1e-3 s that crumpled
+  // the card.) Unlike a body's first tick (StartFrom) the release keeps the previous
+  // half of gravity's impulse, as the explicit stencils give it a whole first kick.
   bool released = false;
   for (std::size_t a = 0; a < n; ++a) {
     if (free_[a] || s.kinematic(vertices_[a])) continue;
@@ -183,8 +187,10 @@ void PhantomSource::set_halving(TickHalving halving) {
 
 void PhantomSource::set_up_tick(VertexState& s, double time, double h) {
   problem_.h = h;
-  // The first tick's previous "interval" is the initial state: a half kick of its own step.
-  const double h_prev = counters_.ticks == 0 ? h : h_prev_;
+  // The first tick: from a scene's initial state the previous interval does not exist
+  // (its share is zero: a half kick, StartFrom); a resumed run's first tick takes the
+  // previous half with its own step, at the copy's positions.
+  const double h_prev = counters_.ticks > 0 ? h_prev_ : from_ == StartFrom::initial_state ? 0.0 : h;
   const double carried = 1.0 - solver_->settings().theta;  // the previous interval's share
   problem_.q_tilde = q_tilde_;
   problem_.y.resize(q_tilde_.size());

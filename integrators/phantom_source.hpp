@@ -12,7 +12,8 @@
 ///   approximation (eq. 8)  q + h v⁺ = q̃ + h ṽ⁺ = x,
 /// which together with eq. 7 reduce to the minimisation of implicit_tick.hpp with
 ///   y = (q + q̃)/2 + (h/2)(v⁻ + ṽ⁻) − (h²/2) M⁻¹ g_prev,  g_prev = ∇V(q̃ at the
-/// previous midpoint). Then v⁺ = (x − q)/h, ṽ⁺ = (x − q̃)/h, and the phantom moves to x.
+/// previous midpoint); the first tick from a scene's initial state has no previous
+/// interval and no g_prev term: a half kick (StartFrom). Then v⁺ = (x − q)/h, ṽ⁺ = (x − q̃)/h, and the phantom moves to x.
 /// All primary velocity changes are reported at once; the kernel reschedules their
 /// certificates in one pass at the end of the event.
 ///
@@ -150,7 +151,10 @@ class PhantomSource final : public EventSource, public MassShare {
   /// by J/m, so the pair's momentum changes by J and their mismatch does not grow.
   void receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel);
   /// Copies the primary state into the phantom and schedules the first tick at `t0`.
-  void start(EventKind kind, Kernel& kernel, double t0 = 0.0);
+  /// From an initial state the first tick is a half kick; a resumed run's first tick
+  /// takes the previous interval's half at the copy's positions (restore_copy).
+  void start(EventKind kind, Kernel& kernel, double t0 = 0.0,
+             StartFrom from = StartFrom::initial_state);
 
   std::string_view name() const override { return "implicit:phantom"; }
   int stencil_size(EventSlot) const override { return static_cast<int>(vertices_.size()); }
@@ -229,6 +233,7 @@ class PhantomSource final : public EventSource, public MassShare {
   double t_tick_ = 0.0, t0_ = 0.0;
   std::uint64_t tick_ = 0;
   bool g_prev_valid_ = false;
+  StartFrom from_ = StartFrom::initial_state;
   TickProblem problem_;
   Eigen::VectorXd x_;
   Eigen::VectorXd tick_point_;  ///< where the last tick evaluated V (scratch)

@@ -1284,7 +1284,16 @@ class SceneBuilder {
     if (!nonempty) return;
     Src& ref = *src;
     const EventKind kind = scene_.kernel->add_source(std::move(src));
-    ref.start(kind, *scene_.kernel);
+    if constexpr (requires { ref.start(kind, *scene_.kernel, start_from()); })
+      ref.start(kind, *scene_.kernel, start_from());
+    else
+      ref.start(kind, *scene_.kernel);
+  }
+
+  /// Explicit stencils and phantom ticks begin with a half kick from the scene's
+  /// initial state, with whole ones from a resumed frame (StartFrom).
+  StartFrom start_from() const {
+    return resume_dir_.empty() ? StartFrom::initial_state : StartFrom::resumed_frame;
   }
 
   void register_sources() {
@@ -1298,7 +1307,7 @@ class SceneBuilder {
     for (auto& src : sources_.phantoms) {
       PhantomSource& ref = *src;
       const EventKind kind = scene_.kernel->add_source(std::move(src));
-      ref.start(kind, *scene_.kernel, scene_.kernel->now());
+      ref.start(kind, *scene_.kernel, scene_.kernel->now(), start_from());
       scene_.phantoms.push_back(&ref);
     }
     for (auto& src : sources_.solids) {
