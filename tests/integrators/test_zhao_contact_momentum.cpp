@@ -8,7 +8,8 @@
 // inside a large step Σ m v is off by the share still in flight (~15 % of Σ m|v| in
 // the m = 4 scene); it closes at the step's last substep. Angular momentum is not
 // asserted: backward Euler itself changes it, L_{n+1} − L_n = −h² Σ v_{n+1} × f,
-// m = 1 included (measured 3e-5 linear FEM, 2e-3 corotational here).
+// m = 1 included (measured here: 3e-5 linear FEM, 2e-3 corotational; m = 4 alike,
+// docs/solids.md).
 #include <doctest/doctest.h>
 
 #include <cmath>
