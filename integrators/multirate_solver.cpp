@@ -56,7 +56,14 @@ struct MultirateSolver::RegionData {
   Sparse K_S;      // the region's rows of K, all columns (substep())
   std::vector<std::size_t> tets;  // the tets with a vertex in the region
   std::vector<Index> stencil;     // their vertices
+  std::vector<Index> stencil_L;   // those of L (the interface neighbours)
   Sparse KF_L;     // conservative coupling: L rows of those tets' stiffness, all columns
+  // Conservative coupling, m > 1: substep_change() moves S and stencil_L together.
+  std::vector<Index> response;  // the region's vertices, then stencil_L
+  Sparse KF_resp;               // the region tets' stiffness, rows of `response`
+  VertexBlockCholesky resp_chol;  // (1 + h α) M + h (β + h) K_F on `response`
+  bool resp_factored = false;
+  Vector dxv, f_resp;           // substep_change() scratch
   Vector M;        // lumped masses per DOF
   VertexBlockCholesky chol;  // A^S: m solves in sequence per step (Algorithm 1)
   std::vector<Eigen::Index> J;  // interface DOFs of L (L numbering)
@@ -191,9 +198,14 @@ MultirateSolver::MultirateSolver(const TetFemModel& model, std::vector<Multirate
         d.stencil.insert(d.stencil.end(), tets[t].begin(), tets[t].end());
         break;
       }
-  for (auto& d : data_) {
-    std::sort(d->stencil.begin(), d->stencil.end());
-    d->stencil.erase(std::unique(d->stencil.begin(), d->stencil.end()), d->stencil.end());
+  for (std::size_t i = 0; i < data_.size(); ++i) {
+    RegionData& d = *data_[i];
+    std::sort(d.stencil.begin(), d.stencil.end());
+    d.stencil.erase(std::unique(d.stencil.begin(), d.stencil.end()), d.stencil.end());
+    for (Index a : d.stencil)
+      if (group_[a] == -1) d.stencil_L.push_back(a);
+    d.response = regions_[i].vertices;
+    d.response.insert(d.response.end(), d.stencil_L.begin(), d.stencil_L.end());
   }
 }
 
@@ -244,6 +256,8 @@ void MultirateSolver::linearise(const Vector& x0) {
       Sparse KF;
       model_.stiffness_of(x0, d.tets, KF, psd);
       d.KF_L = P_L_ * KF;
+      d.KF_resp = selector(d.response, model_.vertex_count()) * KF;
+      d.resp_factored = false;
       A_L_ -= (d.interface_weight() * hL * hL) * Sparse(d.KF_L * P_L_.transpose());
     }
   }
@@ -457,6 +471,54 @@ void MultirateSolver::substep(std::size_t region, const Vector& x, const Vector&
   d.sub *= h;
   d.chol.solve_in_place(d.sub);
   for (std::size_t j = 0; j < verts.size(); ++j) dv.segment<3>(3 * verts[j]) = d.sub.segment<3>(3 * j);
+}
+
+bool MultirateSolver::substep_change(std::size_t region, const Vector& dx, const Vector& dv,
+                                     Vector& out) {
+  assert(factored_ && dx.size() == x0_.size() && dv.size() == x0_.size());
+  RegionData& d = *data_.at(region);
+  const double h = d.h, alpha = settings_.rayleigh_alpha;
+  d.dxv = dx;
+  d.dxv += (settings_.rayleigh_beta + h) * dv;
+  if (d.KF_resp.rows() > 0) {
+    if (!d.resp_factored) {  // once per linearisation, on the first substep that needs it
+      Sparse A = d.KF_resp * selector(d.response, model_.vertex_count()).transpose();
+      A *= h * (settings_.rayleigh_beta + h);
+      for (std::size_t j = 0; j < d.response.size(); ++j)
+        for (int c = 0; c < 3; ++c) {
+          const Eigen::Index i = 3 * static_cast<Eigen::Index>(j) + c;
+          A.coeffRef(i, i) += (1.0 + h * alpha) * mass3_[3 * d.response[j] + c];
+        }
+      if (!d.resp_chol.compute(A))
+        throw std::runtime_error("multirate: the substep response matrix is not positive definite");
+      d.resp_factored = true;
+    }
+    d.f_resp.noalias() = d.KF_resp * d.dxv;
+    for (std::size_t j = 0; j < d.response.size(); ++j) {
+      const Eigen::Index o = 3 * static_cast<Eigen::Index>(d.response[j]);
+      d.f_resp.segment<3>(3 * j) += alpha * mass3_[o] * dv.segment<3>(o);
+    }
+    d.f_resp *= -h;
+    d.resp_chol.solve_in_place(d.f_resp);
+    for (std::size_t j = 0; j < d.response.size(); ++j)
+      out.segment<3>(3 * d.response[j]) = d.f_resp.segment<3>(3 * j);
+    return true;
+  }
+  d.sub.noalias() = d.K_S * d.dxv;
+  const std::vector<Index>& verts = regions_[region].vertices;
+  for (std::size_t j = 0; j < verts.size(); ++j) {
+    const Eigen::Index o = 3 * static_cast<Eigen::Index>(verts[j]);
+    d.sub.segment<3>(3 * j) += settings_.rayleigh_alpha * mass3_[o] * dv.segment<3>(o);
+  }
+  d.sub *= -h;
+  d.chol.solve_in_place(d.sub);
+  for (std::size_t j = 0; j < verts.size(); ++j)
+    out.segment<3>(3 * verts[j]) = d.sub.segment<3>(3 * j);
+  return false;
+}
+
+const std::vector<Index>& MultirateSolver::region_interface(std::size_t region) const {
+  return data_.at(region)->stencil_L;
 }
 
 void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vector& f_ext,

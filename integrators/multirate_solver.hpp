@@ -141,6 +141,37 @@ class MultirateSolver {
   /// prescribed ones): whose velocities the region's substeps depend on.
   const std::vector<Index>& region_stencil(std::size_t region) const;
 
+  /// A substep of region i after an outside change (contact) made the state differ
+  /// from the plan of the last step() by dx (positions at the substep's start) and dv
+  /// (velocities before it; 3n, read on the region's stencil): the change of the
+  /// substep's increments, to add to the planned Δv^S_{0,r+1} − Δv^S_{0,r}.
+  ///
+  /// Conservative coupling, m > 1: step() gave L at once its share of the region tets'
+  /// forces over all m substeps along the plan, per substep r
+  ///   −h_S [f_int,F(x_0) + K_F (x_{r−1} + h_S v_r − x_0) + β K_F v_r]^L
+  /// (the sums behind e_i, eq. 28, and A^L's w K_F^LL), while S takes its rows of the
+  /// same forces substep by substep. Were S alone to answer the difference (substep()
+  /// from the state), L's share would stay the plan's and the tets' forces would no
+  /// longer sum to zero: linear momentum lost (issue 41). So the difference is answered
+  /// by one backward-Euler substep of the region's tets (K_F) on S *and* its L
+  /// neighbours (region_interface(i)), every other vertex held on its velocity:
+  ///   [(1 + h_S α) M + h_S (β + h_S) K_F] δ = −h_S [K_F (dx + (β + h_S) dv) + α M dv]
+  /// on those vertices. With α = 0, Σ M δ = −h_S 1ᵀ K_F (…) = 0 (a translation exerts
+  /// no force): the plan's exchange, exact by construction, plus one that sums to zero.
+  /// Implicit in the L neighbours too: kicking them explicitly with their rows of the
+  /// same forces is unstable when h_S² K/m ≫ 1 (test_multirate). The L neighbours' own
+  /// tets see their velocity change at the next large step, as they see a contact
+  /// impulse. Writes δ on the region's vertices and on region_interface(i), returns
+  /// true; the matrix is factored on the first call after a linearisation.
+  ///
+  /// Paper's coupling or m = 1 (no momentum to keep: eq. 19 already loses it): δ from
+  /// substep()'s system on S alone, A^S δ = −h_S [K (dx + (β + h_S) dv) + α M dv]^S,
+  /// written on the region's vertices; returns false.
+  bool substep_change(std::size_t region, const Vector& dx, const Vector& dv, Vector& out);
+  /// The L vertices of region i's stencil (its tets' other free vertices): those
+  /// substep_change() moves with S under the conservative coupling.
+  const std::vector<Index>& region_interface(std::size_t region) const;
+
   const std::vector<MultirateRegion>& regions() const { return regions_; }
   const MultirateSettings& settings() const { return settings_; }
   /// Vertices of L (neither fixed nor in a region).

@@ -100,6 +100,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   }
   multirate_->step(x_, v_, f_ext_, step_);
   v_start_ = v_;
+  x_start_ = x_;
   off_plan_.assign(multirate_->regions().size(), 0);
   kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   const auto& regions = multirate_->regions();
@@ -127,27 +128,60 @@ int SolidFineSource::stencil_size(EventSlot slot) const {
   return static_cast<int>(coarse_.region_global_[slot].size());
 }
 
-/// Substep r of region i applies Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20).
+/// Substep r of region i applies Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20). Off
+/// the plan it adds the response of the region's tets to the state's difference from
+/// the plan, on S and (conservative coupling) its L neighbours
+/// (MultirateSolver::substep_change).
 double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
-  const MultirateRegion& region = coarse_.multirate_->regions()[slot];
-  const auto& dv = coarse_.step_.dv_S[slot];
+  SolidSource& c = coarse_;
+  MultirateSolver& solver = *c.multirate_;
+  const MultirateRegion& region = solver.regions()[slot];
+  const auto& dv = c.step_.dv_S[slot];
   const int r = next_[slot];
   assert(r >= 1 && r < region.m);
-  char& off = coarse_.off_plan_[slot];
+  char& off = c.off_plan_[slot];
   if (!off) off = left_plan(slot, r, kernel.state());
-  dv_.resize(coarse_.x_.size());  // only the region's entries are written and read
+  const Eigen::Index n3 = c.x_.size();
+  dv_.resize(n3);  // only the region's entries are written and read
   if (off) {
-    coarse_.gather(kernel.state(), time);
-    coarse_.multirate_->substep(slot, coarse_.x_, coarse_.v_, coarse_.f_ext_, dv_);
-    ++coarse_.counters_.resolved_substeps;
+    if (dx_plan_.size() != n3) {  // zeros off the stencils, which are never written
+      dx_plan_.setZero(n3);
+      dv_plan_.setZero(n3);
+    }
+    c.gather(kernel.state(), time);
+    plan_difference(slot, r);
+    const bool with_neighbours = solver.substep_change(slot, dx_plan_, dv_plan_, dv_);
+    for (Index a : region.vertices)
+      dv_.segment<3>(3 * a) += (dv[r] - dv[r - 1]).segment<3>(3 * a);
+    c.kick(kernel, time, dv_, region.vertices);
+    if (with_neighbours) c.kick(kernel, time, dv_, solver.region_interface(slot));
+    ++c.counters_.resolved_substeps;
   } else {
     for (Index a : region.vertices) dv_.segment<3>(3 * a) = (dv[r] - dv[r - 1]).segment<3>(3 * a);
+    c.kick(kernel, time, dv_, region.vertices);
   }
-  coarse_.kick(kernel, time, dv_, region.vertices);
-  ++coarse_.counters_.fine_steps;
+  ++c.counters_.fine_steps;
   next_[slot] = r + 1;
   if (r + 1 >= region.m) return kNever;
-  return coarse_.clock_.time(coarse_.current_, r + 1, region.m);
+  return c.clock_.time(c.current_, r + 1, region.m);
+}
+
+/// The plan (step()) puts every vertex on v_q = v(t_n) + Δv^L + Δv^S_{0,q} during
+/// substep q = 1..m (Δv^L zero on S, Δv^S zero off it; eq. 20–22), so the one after
+/// fine event r starts at x(t_n) + h_S Σ_{q≤r} v_q; before its kick S is on v_r.
+void SolidFineSource::plan_difference(EventSlot slot, int r) {
+  const SolidSource& c = coarse_;
+  const MultirateSolver& solver = *c.multirate_;
+  const double hS = c.h_ / solver.regions()[slot].m;
+  const auto& dv_S = c.step_.dv_S[slot];
+  for (Index a : solver.region_stencil(slot)) {
+    const Eigen::Index o = 3 * static_cast<Eigen::Index>(a);
+    const Vec3 v_L = c.v_start_.segment<3>(o) + c.step_.dv_L.segment<3>(o);
+    Vec3 x_plan = c.x_start_.segment<3>(o) + (r * hS) * v_L;
+    for (int q = 0; q < r; ++q) x_plan += hS * dv_S[q].segment<3>(o);
+    dx_plan_.segment<3>(o) = c.x_.segment<3>(o) - x_plan;
+    dv_plan_.segment<3>(o) = c.v_.segment<3>(o) - (v_L + dv_S[r - 1].segment<3>(o));
+  }
 }
 
 bool SolidFineSource::left_plan(EventSlot region, int r, const VertexState& state) const {

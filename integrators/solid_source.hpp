@@ -14,8 +14,11 @@
 ///   If another source (a contact impulse, a script) changed a velocity of the region's
 ///   tets' vertices since the coarse event, the precomputed increments no longer fit:
 ///   the region's remaining substeps of that large step are solved one per fine event
-///   from the kernel's state (MultirateSolver::substep), so that a stiff region meets
-///   the ground at h_S instead of answering a contact impulse one large step late.
+///   from the kernel's state, so that a stiff region meets the ground at h_S instead of
+///   answering a contact impulse one large step late: the planned increment plus the
+///   response of the region's tets to the state's difference from the plan, solved on S
+///   and its L neighbours together (MultirateSolver::substep_change), so that the S–L
+///   exchange still sums to zero and linear momentum stays exact (issue 41).
 ///
 /// The external force of a step is gravity on the lumped masses, held over the step.
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
@@ -97,6 +100,7 @@ class SolidSource final : public EventSource {
   std::uint64_t next_step_ = 0;  ///< n of the next large step
   std::uint64_t current_ = 0;  ///< n of the current large step
   Eigen::VectorXd v_start_;  ///< velocities at t_n (multi-rate: the plan's reference)
+  Eigen::VectorXd x_start_;  ///< positions at t_n (multi-rate: the plan's start)
   std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
   SolidCounters counters_;
 };
@@ -118,10 +122,14 @@ class SolidFineSource final : public EventSource {
   /// Whether a vertex of region i's tets has a velocity other than the plan's before
   /// substep r (v(t_n) + Δv^L + Δv^S_{0,r}).
   bool left_plan(EventSlot region, int r, const VertexState& state) const;
+  /// dx_plan_, dv_plan_ on the region's stencil: the gathered state (coarse_.x_, v_)
+  /// minus the plan's at fine event r, before its kick.
+  void plan_difference(EventSlot region, int r);
   friend class SolidSource;
   SolidSource& coarse_;
   std::vector<int> next_;          ///< per region: index r of the next substep
   Eigen::VectorXd dv_;
+  Eigen::VectorXd dx_plan_, dv_plan_;  ///< the state minus the plan, on region stencils
 };
 
 }  // namespace clockwork
