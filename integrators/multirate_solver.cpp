@@ -490,7 +490,8 @@ bool MultirateSolver::substep_change(std::size_t region, const Vector& dx, const
           A.coeffRef(i, i) += (1.0 + h * alpha) * mass3_[3 * d.response[j] + c];
         }
       if (!d.resp_chol.compute(A))
-        throw std::runtime_error("multirate: the substep response matrix is not positive definite");
+        throw NumericalFailure("multirate: the substep response matrix is not positive definite", "", 0.0,
+                               NumericalFailure::kNoVertex, "multirate: the substep response matrix is not positive definite");
       d.resp_factored = true;
     }
     d.f_resp.noalias() = d.KF_resp * d.dxv;
