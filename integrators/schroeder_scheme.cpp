@@ -253,7 +253,8 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
                         c.m_damp * settings_.rayleigh_alpha != 0.0;
   if (c.project) dist_.update(x);
   if (implicit)
-    ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0, c.t_I != 0.0 || k_ == 0);
+    ensure_stiffness(x, use_E && c.k_E != 0.0, use_I && c.k_I != 0.0,
+                     k_ == 0 || next_step_coupled());
 
   // r = t_E f_E(x) + t_I f_I(x) − B v (the non-gravity forces × time), f = −∇E.
   r_.setZero(N);
@@ -365,6 +366,16 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     dist_.apply_scaled(u_, eps);
     dv.resize(N);
     dv = inv_sqrt_mass3_.cwiseProduct(u_);
+    // The constrained components exactly as prescribed (M^{-1/2} M^{1/2} rounds): a
+    // particle held at rest must keep exactly v + (−v) = 0, not −v δ, which would shrink
+    // geometrically into subnormal velocities over the steps it rests.
+    for (const Contact& k : contacts_) {
+      auto da = dv.segment<3>(3 * k.vertex);
+      if (k.stick)
+        da = k.target;
+      else
+        da += (k.normal.dot(k.target) - k.normal.dot(da)) * k.normal;
+    }
     if (!any_fixed_ && contacts_.empty()) {  // (obstacles take momentum)
       Vec3 target = Vec3::Zero(), have = Vec3::Zero();
       double total = 0.0;
@@ -431,8 +442,25 @@ SchroederStepper::Contact SchroederStepper::new_contact(Index a, int collider, c
   return k;
 }
 
+bool SchroederStepper::near_collider(const Vector& x, const Vector& v) const {
+  if (!contacts_.empty()) return true;
+  for (std::size_t a = 0; a < fixed_.size(); ++a) {
+    if (fixed_[a]) continue;
+    const Vec3 xa = x.segment<3>(3 * a), va = v.segment<3>(3 * a);
+    for (const StaticCollider& body : settings_.colliders)
+      if (body.closest(xa).distance < kOnSurface ||
+          body.closest(xa + 2.0 * dt_ * va).distance < kOnSurface)
+        return true;
+  }
+  return false;
+}
+
 Vec3 SchroederStepper::landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const {
-  return n.dot(s - x) / dt_ * n - v;
+  // A particle already on the surface (to kOnSurface) stays where it is: aiming at the
+  // exact surface again leaves x + Δt (−d/Δt) = d δ (δ the rounding, ~1e-16), a depth
+  // that shrinks geometrically each step into subnormal coordinates (5e-309 in frames).
+  const double depth = n.dot(s - x);
+  return (std::abs(depth) < kOnSurface ? 0.0 : depth / dt_) * n - v;
 }
 
 void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
@@ -509,11 +537,17 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   c.t_g = h;
   c.m_damp = h;
   c.k_E = h * beta;
-  if (next_step_coupled()) {
+  touched_ = touched_ || (settings_.scheme == SchroederScheme::Asynchronous && model_I_ &&
+                          near_collider(x, v));
+  coupled_ = next_step_coupled() || touched_;
+  // §4.3's α for a coupled step after m − 1 uncoupled substeps: the I forces were
+  // ignored for (m − ½) Δt when v½ is reached, α = (2 m Δt − Δt)/Δt (m = p: the frame's).
+  alpha_now_ = settings_.scheme == SchroederScheme::Asynchronous ? 2.0 * (uncoupled_ + 1) - 1.0 : 1.0;
+  if (coupled_) {
     // §4.3 with the §4.1 scaling of I: f̂ = α f, ∂f̂/∂v = α ∂f/∂v, and the position
     // argument xⁿ + α h v½ (∂f̂/∂x h-weighted: α h · α h K_I).
-    c.t_I = alpha_ * h;
-    c.k_I = alpha_ * h * beta + alpha_ * alpha_ * h * h;
+    c.t_I = alpha_now_ * h;
+    c.k_I = alpha_now_ * h * beta + alpha_now_ * alpha_now_ * h * h;
   } else {
     c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
   }
@@ -558,6 +592,11 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
         }
         continue;
       }
+      if (cl.distance > -kOnSurface) {  // on the surface: no push (see landing)
+        if (colliding_[a] < 0) ++counters_.collisions;
+        colliding_[a] = static_cast<int>(j);
+        continue;
+      }
       const double dwn = -cl.distance / dt_;  // > 0
       const Vec3 before = wa;
       wa += dwn * cl.normal;
@@ -576,12 +615,12 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
   c.t_g = dt_;
   c.m_damp = dt_;
   c.k_E = dt_ * beta;
-  const bool coupled = next_step_coupled();
+  const bool coupled = coupled_;
   if (coupled) {
     // Backward Euler with every force, I scaled by §4.1 (α, α²), at xⁿ⁺¹ + Δt vⁿ⁺¹.
     c.k_E += dt_ * dt_;
-    c.t_I = alpha_ * dt_;
-    c.k_I = alpha_ * dt_ * beta + alpha_ * alpha_ * dt_ * dt_;
+    c.t_I = alpha_now_ * dt_;
+    c.k_I = alpha_now_ * dt_ * beta + alpha_now_ * alpha_now_ * dt_ * dt_;
   } else {
     c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
   }
@@ -617,6 +656,9 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
   }
   ++counters_.steps;
   if (coupled) ++counters_.coupled_steps;
+  uncoupled_ = coupled ? 0 : uncoupled_ + 1;
+  if (k_ == p_ - 1) touched_ = false;
+  coupled_ = false;
   k_ = (k_ + 1) % p_;
 }
 

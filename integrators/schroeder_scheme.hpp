@@ -57,6 +57,12 @@
 /// constraint impulse J = n·(A Δv − b) is the normal impulse friction is taken from.
 /// The paper's after-the-solve response stays as the last word (it changes nothing
 /// when the constraints hold).
+///
+/// Asynchronous scheme in contact: from a substep whose particles touch, or are within
+/// two substeps' drift of, a collider to the frame's end every substep is coupled
+/// (α = 2m − 1 after m − 1 uncoupled substeps), because an interior that feels no force of its own for the rest of the
+/// frame flies through a landed shell and creates elastic energy (docs/solids.md
+/// "Schroeder", decision 9).
 #include <Eigen/Sparse>
 #include <memory>
 #include <vector>
@@ -134,7 +140,8 @@ class SchroederStepper {
   double substep() const { return dt_; }
   /// Substeps per frame p (semi-implicit without a frame: 1).
   int substeps_per_frame() const { return p_; }
-  /// α = (2Δt_frame − Δt)/Δt.
+  /// α = (2Δt_frame − Δt)/Δt of the frame's coupled step (one coupled early because of
+  /// a collider uses 2m − 1, m the substeps since the last coupled one).
   double alpha() const { return alpha_; }
   /// Largest ω of M^{-1/2} K_E M^{-1/2} at rest (power iteration), rad/s; 0 if E is empty.
   double omega_max() const { return omega_max_; }
@@ -197,6 +204,9 @@ class SchroederStepper {
   void filter_contacts(Vector& y) const;
   /// The Δv of a particle at x with velocity v that lands on the plane through s with
   /// normal n after Δt, with no tangential drift (a sliding contact keeps only n·).
+  /// Whether the body holds §6 contacts or a free particle is on, or within 2Δt v of,
+  /// a collider (the asynchronous scheme then couples the substep).
+  bool near_collider(const Vector& x, const Vector& v) const;
   Vec3 landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const;
   /// Friction from the normal impulse J on particle a (the §6 response after a solve):
   /// Coulomb-limited removal of the tangential part of y_a (the velocity) by μ J / m_a.
@@ -215,6 +225,10 @@ class SchroederStepper {
   ForceDistribution dist_;
   double dt_ = 0.0, alpha_ = 1.0, omega_max_ = 0.0;
   int p_ = 1, k_ = 0;
+  int uncoupled_ = 0;       ///< substeps since the last coupled one
+  bool coupled_ = false;    ///< the current substep is coupled
+  bool touched_ = false;    ///< near a collider in this frame: every substep coupled
+  double alpha_now_ = 1.0;  ///< its α
   Vector mass3_, inv_sqrt_mass3_, free3_;  ///< per DOF; free3_: 1 free, 0 fixed
   Sparse K_E_, K_I_;
   Vector x_KE_, x_KI_;  ///< positions of the last corotational K_E, K_I
