@@ -190,17 +190,21 @@ std::optional<std::pair<Index, Index>> find_overlapping_tets(const TetMesh& mesh
     here.clear();
     for (std::size_t i = start[c]; i < start[c + 1]; ++i)
       here.push_back({boxes[listed[i]].lo, boxes[listed[i]].hi, ranges[listed[i]].lo, listed[i]});
-    // Sweep along x: a pair is looked at only if b starts before a ends.
+    // Sweep along x: a pair is looked at only if b starts before a ends, and only if b
+    // starts in this cell's slab of x (b starts after a, so b's lower cell is the home
+    // cell's x), those being after the ones that start in earlier slabs.
     std::sort(here.begin(), here.end(), [](const Listed& a, const Listed& b) { return a.lo.x() < b.lo.x(); });
+    const std::size_t x_home = static_cast<std::size_t>(
+        std::find_if(here.begin(), here.end(), [&](const Listed& a) { return a.cell_lo[0] == at[0]; }) -
+        here.begin());
     for (std::size_t i = 0; i < here.size(); ++i)
-      for (std::size_t j = i + 1; j < here.size() && here[j].lo.x() < here[i].hi.x() - kDepthTolerance; ++j) {
+      for (std::size_t j = std::max(i + 1, x_home);
+           j < here.size() && here[j].lo.x() < here[i].hi.x() - kDepthTolerance; ++j) {
         const Listed &a = here[i], &b = here[j];
-        // Tested here only if this is the cell of the pair's home corner, and if the boxes
-        // overlap by more than the tolerance along x, y and z (else that bounds the
-        // penetration depth as well).
-        if (std::max(a.cell_lo[0], b.cell_lo[0]) != at[0] || std::max(a.cell_lo[1], b.cell_lo[1]) != at[1] ||
-            std::max(a.cell_lo[2], b.cell_lo[2]) != at[2])
-          continue;
+        // Tested here only if this is the cell of the pair's home corner (in x it is, by
+        // the sweep), and if the boxes overlap by more than the tolerance along x, y
+        // and z (else that bounds the penetration depth as well).
+        if (std::max(a.cell_lo[1], b.cell_lo[1]) != at[1] || std::max(a.cell_lo[2], b.cell_lo[2]) != at[2]) continue;
         if (!((a.hi.cwiseMin(b.hi) - a.lo.cwiseMax(b.lo)).minCoeff() > kDepthTolerance)) continue;
         // Face neighbours lie on either side of their face (validate_tet_mesh checks
         // the windings before); a shared edge or corner still allows a fold.
