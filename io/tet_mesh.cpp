@@ -117,6 +117,10 @@ void validate_tet_mesh(const TetMesh& mesh, const std::string& source) {
       fail(fmt::format("{} overlaps tet {}: both lie on the same side of their face ({} {} {})",
                        tet_text(faces[k + 1].tet, mesh.tets[faces[k + 1].tet]), faces[k].tet,
                        faces[k].key[0], faces[k].key[1], faces[k].key[2]));
+  // Overlaps sharing no face: a tet inside others, or folded over a shared edge or corner.
+  if (const auto pair = find_overlapping_tets(mesh))
+    fail(fmt::format("{} overlaps {}: their interiors intersect", tet_text(pair->first, mesh.tets[pair->first]),
+                     tet_text(pair->second, mesh.tets[pair->second])));
 }
 
 int find_region(const TetMesh& mesh, const std::string& name, const std::string& source) {

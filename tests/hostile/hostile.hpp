@@ -54,7 +54,5 @@ std::vector<Case> cli_cases();           ///< command lines
 /// One or more cases per failure class of issue 42 (numbers, names, limits, the
 /// health check, readers, obstacles, run folders, command lines).
 std::vector<Case> failure_class_cases();
-/// Correct behaviour that needs fixes not yet made (a skipped test).
-std::vector<Case> pending_cases();
 
 }  // namespace clockwork::hostile

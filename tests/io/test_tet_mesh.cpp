@@ -153,6 +153,109 @@ TEST_CASE("validate_tet_mesh accepts the 5-tet cube and names every defect") {
                        SceneError);
 }
 
+/// `m` with a tet on `corners` (positions), oriented positively, its vertices new ones.
+TetMesh with_tet(TetMesh m, std::array<Vec3, 4> corners) {
+  if (tet_signed_volume(corners[0], corners[1], corners[2], corners[3]) < 0) std::swap(corners[0], corners[1]);
+  const Index first = static_cast<Index>(m.vertices.size());
+  for (const Vec3& x : corners) m.vertices.push_back(x);
+  m.tets.push_back({first, first + 1, first + 2, first + 3});
+  m.tet_region.push_back(0);
+  return m;
+}
+
+/// The unit corner tet (0 0 0), (1 0 0), (0 1 0), (0 0 1) as vertices 0..3, and a second
+/// tet sharing its vertices `shared` (indices into 0..3) and new ones at `others`.
+TetMesh corner_and(const std::vector<Index>& shared, const std::vector<Vec3>& others) {
+  TetMesh m;
+  m.vertices = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1)};
+  m.tets = {{0, 1, 2, 3}};
+  m.region_names = {"all"};
+  m.tet_region = {0, 0};
+  std::array<Index, 4> t{};
+  std::size_t k = 0;
+  for (const Index i : shared) t[k++] = i;
+  for (const Vec3& x : others) {
+    t[k++] = static_cast<Index>(m.vertices.size());
+    m.vertices.push_back(x);
+  }
+  const auto& x = m.vertices;
+  if (tet_signed_volume(x[t[0]], x[t[1]], x[t[2]], x[t[3]]) < 0) std::swap(t[2], t[3]);
+  m.tets.push_back(t);
+  return m;
+}
+
+/// `m` moved by `shift` and scaled by `scale`: the verdicts must not change.
+TetMesh moved(TetMesh m, const Vec3& shift, double scale) {
+  for (Vec3& x : m.vertices) x = scale * x + shift;
+  return m;
+}
+
+TEST_CASE("validate_tet_mesh: tets overlapping without a shared face are refused, naming both") {
+  // A small tet inside the cube's central tet 4, sharing no vertex (hostile battery
+  // "tetgen: overlapping tets"); the same after a shift of 1e3 and a scale of 1e-3.
+  const TetMesh inner = with_tet(cube5(), {Vec3(0.4, 0.4, 0.4), Vec3(0.6, 0.4, 0.4), Vec3(0.4, 0.6, 0.4),
+                                           Vec3(0.4, 0.4, 0.6)});
+  const std::string message = "cube: tet 5 (8 9 10 11) overlaps tet 4 (1 2 4 7): their interiors intersect";
+  CHECK_THROWS_WITH_AS(validate_tet_mesh(inner, "cube"), message.c_str(), SceneError);
+  CHECK_THROWS_WITH_AS(validate_tet_mesh(moved(inner, Vec3(1e3, -1e3, 1e3), 1e-3), "cube"), message.c_str(),
+                       SceneError);
+  CHECK(find_overlapping_tets(inner) == std::make_pair(Index{5}, Index{4}));
+  // A fold over a shared edge: the second tet on edge 0-1 reaches into the first.
+  const TetMesh edge_fold = corner_and({0, 1}, {Vec3(0.3, 0.3, 0.3), Vec3(0.3, -0.5, 0.5)});
+  CHECK(error_of([&] { validate_tet_mesh(edge_fold, "fold"); }) ==
+        "fold: tet 1 (0 1 4 5) overlaps tet 0 (0 1 2 3): their interiors intersect");
+  // Folded by 1e-3 only, across the face y = 0 of the first.
+  CHECK(find_overlapping_tets(corner_and({0, 1}, {Vec3(0.3, 1e-3, 0.3), Vec3(0.3, -0.5, 0.6)})));
+  // A fold at a shared corner.
+  CHECK(find_overlapping_tets(corner_and({0}, {Vec3(0.2, 0.2, 0.1), Vec3(-1, 0.3, 0.3), Vec3(0.3, -1, 0.3)})));
+  // A face pressed 1e-3 into another, no vertex shared.
+  CHECK(find_overlapping_tets(
+      corner_and({}, {Vec3(0.1, 0.1, 1e-3), Vec3(0.6, 0.1, 1e-3), Vec3(0.1, 0.6, 1e-3), Vec3(0.2, 0.2, -1)})));
+  // The bar with a copy of itself shifted by half a cell: overlaps everywhere.
+  TetMesh bar = make_tet_bar(Vec3::Zero(), 6, 3, 2, 0.1), doubled = bar;
+  for (std::size_t t = 0; t < bar.tets.size(); ++t) {
+    const auto& tet = bar.tets[t];
+    doubled = with_tet(doubled, {bar.vertices[tet[0]] + Vec3(0.05, 0.05, 0), bar.vertices[tet[1]] + Vec3(0.05, 0.05, 0),
+                                 bar.vertices[tet[2]] + Vec3(0.05, 0.05, 0), bar.vertices[tet[3]] + Vec3(0.05, 0.05, 0)});
+  }
+  CHECK(error_of([&] { validate_tet_mesh(doubled, "bars"); }).find("their interiors intersect") != std::string::npos);
+}
+
+TEST_CASE("validate_tet_mesh: conforming meshes and tets that only touch pass") {
+  std::vector<std::pair<std::string, TetMesh>> meshes = {
+      {"cube", cube5()},
+      {"bar", make_tet_bar(Vec3(1, -2, 0.5), 8, 2, 3, 0.05)},
+      {"sphere 6", make_tet_sphere(Vec3::Zero(), 1.0, 6)},
+      {"sphere 24", make_tet_sphere(Vec3(0.1, 0.2, 0.3), 0.1, 24)},
+      {"dinosaur", make_tet_dinosaur(Vec3::Zero())},
+      {"bunny", read_tetgen(kData + "bunny")},
+      // Touching across the first tet's face y = 0: a triangle of it lies in that face.
+      {"edge neighbour touching a face", corner_and({0, 1}, {Vec3(0.3, 0, 0.3), Vec3(0.3, -0.5, 0.6)})},
+      {"edge neighbour apart", corner_and({0, 1}, {Vec3(0.3, -0.2, 0.6), Vec3(0.3, -0.5, 0.5)})},
+      {"corner neighbour", corner_and({0}, {Vec3(-1, 0, 0), Vec3(0, -1, 0), Vec3(0, 0, -1)})},
+      // Face against face without shared vertices: coincident, shifted within the
+      // plane, and 1e-3 apart.
+      {"coincident faces", corner_and({}, {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, -1)})},
+      {"faces shifted in their plane",
+       corner_and({}, {Vec3(0.2, 0.2, 0), Vec3(1.2, 0.2, 0), Vec3(0.2, 1.2, 0), Vec3(0.2, 0.2, -1)})},
+      {"faces 1e-3 apart",
+       corner_and({}, {Vec3(0.1, 0.1, -1e-3), Vec3(0.6, 0.1, -1e-3), Vec3(0.1, 0.6, -1e-3), Vec3(0.2, 0.2, -1)})},
+  };
+  // Two bars side by side, one of them shifted half a cell along their shared face.
+  TetMesh bars = make_tet_bar(Vec3::Zero(), 4, 2, 2, 0.1);
+  const TetMesh second = make_tet_bar(Vec3(0.05, 0.2, 0.05), 4, 2, 2, 0.1);
+  for (const auto& tet : second.tets)
+    bars = with_tet(bars, {second.vertices[tet[0]], second.vertices[tet[1]], second.vertices[tet[2]],
+                           second.vertices[tet[3]]});
+  meshes.emplace_back("bars face to face", bars);
+  for (const auto& [name, m] : meshes) {
+    CAPTURE(name);
+    CHECK_NOTHROW(validate_tet_mesh(m, name));
+    CHECK(!find_overlapping_tets(m));
+    CHECK(!find_overlapping_tets(moved(m, Vec3(1e3, 1e3, -1e3), 1e-3)));
+  }
+}
+
 TEST_CASE("regions: lookup, a missing one named with those that exist, nested counts") {
   const TetMesh m = cube5();
   CHECK(find_region(m, "core", "cube") == 1);
