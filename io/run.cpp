@@ -14,6 +14,7 @@
 #include "io/frame_io.hpp"
 #include "io/resume.hpp"
 #include "io/scene_error.hpp"
+#include "io/scene_limits.hpp"
 
 namespace clockwork {
 
@@ -163,6 +164,11 @@ void request_interrupt() { interrupt_requested = 1; }
 
 RunSummary run_scene(Scene& scene, const RunOptions& options) {
   const double until = std::isnan(options.until) ? scene.end_time : options.until;
+  // The scene's own end_time is checked as it loads (io/scene_limits.hpp); --until too.
+  if (!(until * scene.frame_rate <= kMaxFrames))
+    throw SceneError(fmt::format("--until {} s: {:.3g} frames at {} frames/s, above the limit of {:.0f} "
+                                 "(docs/scene-format.md \"Limits\")",
+                                 until, until * scene.frame_rate, scene.frame_rate, kMaxFrames));
   // The state the run starts from (a scene's or a resumed frame's) inside the limits.
   // (A scene's own state is checked as it is read, io/scene_limits.hpp: this catches a
   // resumed frame's.)

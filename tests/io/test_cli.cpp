@@ -197,6 +197,11 @@ TEST_CASE("command-line errors exit with the usage status and say what is wrong"
   CHECK(flag.err.find("Usage:") != std::string::npos);
   const Result none = run_cli("");
   CHECK(none.exit_code == kExitUsage);
+  const Result long_until = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/fpu_chain.json --until 1e300 --out " +
+                                    test::fresh_dir("cli_long_until").string() + "/run");
+  CHECK(long_until.exit_code == kExitInput);
+  CHECK(long_until.err.find("--until 1e+300 s: 1e+301 frames at 10 frames/s, above the limit of 1000000") !=
+        std::string::npos);
   const Result nan_until = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/hats.json --until nan");
   CHECK(nan_until.exit_code == kExitUsage);
   CHECK(nan_until.err.find("--until: must be a positive time in s, got nan") != std::string::npos);

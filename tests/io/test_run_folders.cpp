@@ -36,22 +36,21 @@ namespace {
 /// A real short run in its own folder (CTest runs test cases in parallel):
 /// the FPU chain (13 vertices, no faces) to 1 s: frames 0..10; or the hanging cloth
 /// (625 vertices, 1152 faces) to 0.1 s: frames 0..3.
-fs::path chain_run(const std::string& name) {
+fs::path short_run(const std::string& name, const std::string& demo, const std::string& until,
+                   const std::string& last_frame) {
   const fs::path out = test::fresh_dir("run_folders_" + name) / "run";
-  const auto r = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/fpu_chain.json --until 1.0 --out " +
-                         out.string());
+  const auto r = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/" + demo + " --until " + until + " --out " + out.string());
   REQUIRE(r.exit_code == 0);
-  REQUIRE(fs::exists(out / "frames" / "chain_00010.ply"));
+  REQUIRE(fs::exists(out / "frames" / last_frame));
   return out;
 }
 
+fs::path chain_run(const std::string& name) {
+  return short_run(name, "fpu_chain.json", "1.0", "chain_00010.ply");
+}
+
 fs::path cloth_run(const std::string& name) {
-  const fs::path out = test::fresh_dir("run_folders_" + name) / "run";
-  const auto r = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/hanging_cloth.json --until 0.1 --out " +
-                         out.string());
-  REQUIRE(r.exit_code == 0);
-  REQUIRE(fs::exists(out / "frames" / "cloth_00003.ply"));
-  return out;
+  return short_run(name, "hanging_cloth.json", "0.1", "cloth_00003.ply");
 }
 
 fs::path frame(const fs::path& out, const std::string& body, int f, const char* ext) {
