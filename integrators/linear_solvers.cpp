@@ -3,6 +3,8 @@
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCholesky>
 
+#include "integrators/block_cholesky.hpp"
+
 namespace clockwork {
 
 namespace {
@@ -12,16 +14,21 @@ using Cg =
 }  // namespace
 
 struct SparseSpdSolver::Impl {
+  // Sparse Cholesky: by 3 × 3 vertex blocks when the unknowns come in vertex triples
+  // (every implicit step here), else Eigen's scalar SimplicialLLT.
+  VertexBlockCholesky block;
+  bool use_block = false;
   Eigen::SimplicialLLT<Sparse> llt;
   Cg<Eigen::IdentityPreconditioner> cg;
   Cg<Eigen::DiagonalPreconditioner<double>> jacobi;
   Cg<Eigen::IncompleteCholesky<double>> ichol;
+  Vector guess;  ///< the starting point of a solve from a guess
   bool llt_analyzed = false;
   bool cg_analyzed = false;
 };
 
 SparseSpdSolver::SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations)
-    : kind_(kind), impl_(std::make_unique<Impl>()) {
+    : kind_(kind), tolerance_(tolerance), impl_(std::make_unique<Impl>()) {
   const auto setup = [&](auto& cg) {
     cg.setTolerance(tolerance);
     cg.setMaxIterations(max_iterations);
@@ -42,9 +49,11 @@ void SparseSpdSolver::reset_pattern() {
 
 bool SparseSpdSolver::try_cholesky(const Sparse& A) {
   if (!impl_->llt_analyzed) {
-    impl_->llt.analyzePattern(A);
+    impl_->use_block = A.rows() % 3 == 0 && A.isCompressed() && impl_->block.analyze(A);
+    if (!impl_->use_block) impl_->llt.analyzePattern(A);
     impl_->llt_analyzed = true;
   }
+  if (impl_->use_block) return impl_->block.factorize(A);
   impl_->llt.factorize(A);
   return impl_->llt.info() == Eigen::Success;
 }
@@ -71,14 +80,27 @@ bool SparseSpdSolver::factorize(const Sparse& A) {
   return false;
 }
 
-int SparseSpdSolver::solve(const Vector& b, Vector& x) {
+int SparseSpdSolver::solve(const Vector& b, Vector& x) { return solve(b, x, tolerance_, false); }
+
+int SparseSpdSolver::solve(const Vector& b, Vector& x, double tolerance, bool guess) {
   const auto run = [&](auto& cg) {
-    x = cg.solve(b);
+    cg.setTolerance(tolerance);
+    if (guess) {
+      impl_->guess = x;
+      x = cg.solveWithGuess(b, impl_->guess);
+    } else {
+      x = cg.solve(b);
+    }
     return static_cast<int>(cg.iterations());
   };
   switch (kind_) {
     case LinearSolverKind::Cholesky:
-      x = impl_->llt.solve(b);
+      if (impl_->use_block) {
+        x = b;
+        impl_->block.solve_in_place(x);
+      } else {
+        x = impl_->llt.solve(b);
+      }
       return 0;
     case LinearSolverKind::CG:
       return run(impl_->cg);
