@@ -33,7 +33,8 @@ struct BackwardEuler::Workspace {
   Sparse H;                   ///< reduced Hessian, fixed pattern
   Sparse K, K0;               ///< stiffness at the iterate, at x_n (damping)
   Vector mass;                ///< lumped mass per dof (3n)
-  Vector hv, u, trial, x, f_int, g, g_free, d_free, d, Ku, Hd;
+  Vector hv, u, trial, x, f_int, g, g_free, d_free, d, Ku, Hd, d_guess;
+  Vector v_prev;  ///< the last step's starting velocity (the iterative solvers' guess)
 };
 
 BackwardEuler::BackwardEuler(const TetFemModel& model, BackwardEulerSettings settings)
@@ -184,7 +185,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
       return report;  // x, v untouched
     }
     w.g_free *= -1.0;
-    report.linear_iterations += solve_newton_system(g_norm, reference, report);
+    report.linear_iterations += solve_newton_system(h, g_norm, reference, report);
     ++report.newton_iterations;
     w.d.setZero(N);
     for (Eigen::Index r = 0; r < nr; ++r) w.d[w.full_of[r]] = w.d_free[r];
@@ -233,13 +234,14 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   }
   report.gradient_norm = g_norm;
   report.converged = g_norm <= report.threshold;
+  if (s.linear != LinearSolverKind::Cholesky) w.v_prev = v_io;
   for (std::size_t a = 0; a < n; ++a)
     if (is_free(a)) v_io.segment<3>(3 * a) = w.u.segment<3>(3 * a) / h;
   x_io += w.u;
   return report;
 }
 
-int BackwardEuler::solve_newton_system(double g_norm, double scale,
+int BackwardEuler::solve_newton_system(double h, double g_norm, double scale,
                                        const BackwardEulerReport& report) {
   Workspace& w = *ws_;
   const BackwardEulerSettings& s = settings_;
@@ -255,16 +257,33 @@ int BackwardEuler::solve_newton_system(double g_norm, double scale,
     const double quadratic = model_.kind() == FemKind::Linear ? 0.0 : std::min(1e-2, g_norm / scale);
     eta = std::max({eta, quadratic, 0.1 * report.threshold / g_norm});
   }
-  // The first iteration starts from the constant-velocity guess u = h v_n (its free
-  // rows), when that lowers the quadratic model q(d) = ½ dᵀHd − bᵀd below q(0) = 0: then
-  // every CG iterate is a descent direction, as it is from 0.
+  // The first iteration starts from a guess of u's free rows — the velocity extrapolated
+  // from the last step, h (2 v_n − v_{n−1}), or held, h v_n — whichever lowers the
+  // quadratic model q(d) = ½ dᵀHd − bᵀd more, if below q(0) = 0: then every CG iterate
+  // is a descent direction, as it is from 0.
   bool guess = false;
   if (report.newton_iterations == 0) {
     const Eigen::Index nr = w.H.rows();
+    const auto model_value = [&](const Vector& d) {
+      w.Hd.noalias() = w.H * d;
+      return 0.5 * d.dot(w.Hd) - w.g_free.dot(d);
+    };
     w.d_free.resize(nr);
     for (Eigen::Index r = 0; r < nr; ++r) w.d_free[r] = w.hv[w.full_of[r]] - w.u[w.full_of[r]];
-    w.Hd.noalias() = w.H * w.d_free;
-    guess = 0.5 * w.d_free.dot(w.Hd) < w.g_free.dot(w.d_free);
+    double q = model_value(w.d_free);
+    if (w.v_prev.size() == w.hv.size()) {
+      w.d_guess.resize(nr);
+      for (Eigen::Index r = 0; r < nr; ++r) {
+        const int i = w.full_of[r];
+        w.d_guess[r] = 2.0 * w.hv[i] - h * w.v_prev[i] - w.u[i];
+      }
+      const double q_extrapolated = model_value(w.d_guess);
+      if (q_extrapolated < q) {
+        w.d_free.swap(w.d_guess);
+        q = q_extrapolated;
+      }
+    }
+    guess = q < 0.0;
   }
   return w.solver.solve(w.g_free, w.d_free, eta, guess);
 }
@@ -301,6 +320,9 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
       H[w.value_map[k]] = h * h * kv[k] + (beta != 0.0 ? h * beta * dv[k] : 0.0);
   for (Eigen::Index r = 0; r < nr; ++r) H[w.diagonal[r]] += (1.0 + h * alpha) * w.mass[w.full_of[r]];
 
+  // The incomplete-Cholesky preconditioner is refreshed once per step, at its first
+  // iteration; the later iterations' matrices are close to that one.
+  const bool refresh = report.newton_iterations == 0;
   bool factored = false;
   double mu = 0.0;
   if (s.fix == DefinitenessFix::GlobalRegularization) {
@@ -315,9 +337,9 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
       ++report.regularizations;
     }
     report.regularization = std::max(report.regularization, mu);
-    if (factored && s.linear != LinearSolverKind::Cholesky) factored = w.solver.factorize(w.H);
+    if (factored && s.linear != LinearSolverKind::Cholesky) factored = w.solver.factorize(w.H, refresh);
   } else {
-    factored = w.solver.factorize(w.H);
+    factored = w.solver.factorize(w.H, refresh);
   }
   if (factored && constant_k) {
     w.factored_h = h;

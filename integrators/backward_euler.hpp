@@ -115,7 +115,7 @@ class BackwardEuler {
   /// definiteness fix); false if the factorisation fails.
   bool factor_hessian(double h, const Vector& x_n, bool moved, BackwardEulerReport& report);
   /// d_free = H⁻¹ g_free (g_free holds −∇g); returns the CG iterations taken.
-  int solve_newton_system(double g_norm, double scale, const BackwardEulerReport& report);
+  int solve_newton_system(double h, double g_norm, double scale, const BackwardEulerReport& report);
 
   const TetFemModel& model_;
   BackwardEulerSettings settings_;

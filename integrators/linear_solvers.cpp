@@ -11,6 +11,25 @@ namespace {
 template <typename Preconditioner>
 using Cg =
     Eigen::ConjugateGradient<SparseSpdSolver::Sparse, Eigen::Lower | Eigen::Upper, Preconditioner>;
+
+/// CG's preconditioner slot for an incomplete Cholesky factor that SparseSpdSolver
+/// holds and refreshes when asked: CG's own factorize() then only takes the matrix.
+class HeldIncompleteCholesky {
+ public:
+  void hold(const Eigen::IncompleteCholesky<double>* ic) { ic_ = ic; }
+  template <typename M>
+  HeldIncompleteCholesky& analyzePattern(const M&) { return *this; }
+  template <typename M>
+  HeldIncompleteCholesky& factorize(const M&) { return *this; }
+  template <typename M>
+  HeldIncompleteCholesky& compute(const M&) { return *this; }
+  template <typename Rhs>
+  auto solve(const Rhs& b) const { return ic_->solve(b); }
+  Eigen::ComputationInfo info() const { return Eigen::Success; }
+
+ private:
+  const Eigen::IncompleteCholesky<double>* ic_ = nullptr;
+};
 }  // namespace
 
 struct SparseSpdSolver::Impl {
@@ -21,7 +40,9 @@ struct SparseSpdSolver::Impl {
   Eigen::SimplicialLLT<Sparse> llt;
   Cg<Eigen::IdentityPreconditioner> cg;
   Cg<Eigen::DiagonalPreconditioner<double>> jacobi;
-  Cg<Eigen::IncompleteCholesky<double>> ichol;
+  Cg<HeldIncompleteCholesky> ichol;
+  Eigen::IncompleteCholesky<double> ic;  ///< ichol's preconditioner
+  bool ic_analyzed = false, ic_ready = false;
   Vector guess;  ///< the starting point of a solve from a guess
   bool llt_analyzed = false;
   bool cg_analyzed = false;
@@ -36,6 +57,7 @@ SparseSpdSolver::SparseSpdSolver(LinearSolverKind kind, double tolerance, int ma
   setup(impl_->cg);
   setup(impl_->jacobi);
   setup(impl_->ichol);
+  impl_->ichol.preconditioner().hold(&impl_->ic);
 }
 
 SparseSpdSolver::~SparseSpdSolver() = default;
@@ -45,6 +67,8 @@ SparseSpdSolver& SparseSpdSolver::operator=(SparseSpdSolver&&) noexcept = defaul
 void SparseSpdSolver::reset_pattern() {
   impl_->llt_analyzed = false;
   impl_->cg_analyzed = false;
+  impl_->ic_analyzed = false;
+  impl_->ic_ready = false;
 }
 
 bool SparseSpdSolver::try_cholesky(const Sparse& A) {
@@ -58,7 +82,7 @@ bool SparseSpdSolver::try_cholesky(const Sparse& A) {
   return impl_->llt.info() == Eigen::Success;
 }
 
-bool SparseSpdSolver::factorize(const Sparse& A) {
+bool SparseSpdSolver::factorize(const Sparse& A, bool refresh_preconditioner) {
   const auto prepare = [&](auto& cg) {
     if (!impl_->cg_analyzed) {
       cg.analyzePattern(A);
@@ -75,6 +99,15 @@ bool SparseSpdSolver::factorize(const Sparse& A) {
     case LinearSolverKind::PcgJacobi:
       return prepare(impl_->jacobi);
     case LinearSolverKind::PcgIncompleteCholesky:
+      if (refresh_preconditioner || !impl_->ic_ready) {
+        if (!impl_->ic_analyzed) {
+          impl_->ic.analyzePattern(A);
+          impl_->ic_analyzed = true;
+        }
+        impl_->ic.factorize(A);
+        impl_->ic_ready = impl_->ic.info() == Eigen::Success;
+        if (!impl_->ic_ready) return false;
+      }
       return prepare(impl_->ichol);
   }
   return false;

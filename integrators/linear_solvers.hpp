@@ -30,7 +30,10 @@ class SparseSpdSolver {
   /// Prepares solves with A (full symmetric storage, compressed; same pattern as the
   /// previous call unless reset_pattern): Cholesky factorises, PCG builds the
   /// preconditioner. False if a Cholesky factorisation fails (A not numerically SPD).
-  bool factorize(const Sparse& A);
+  /// `refresh_preconditioner` false: the incomplete-Cholesky PCG keeps the factor of an
+  /// earlier matrix as its preconditioner (any SPD one preconditions CG; a Newton
+  /// step's matrices differ little, and the factor costs more than a solve).
+  bool factorize(const Sparse& A, bool refresh_preconditioner = true);
   /// Whether the sparse Cholesky of A succeeds (the definiteness test of global
   /// regularisation); for the Cholesky kind the factor is kept for solve().
   bool try_cholesky(const Sparse& A);

@@ -497,7 +497,10 @@ TEST_CASE("linear FEM: the Hessian factorised once gives the steps of refactoris
       }
       CAPTURE(int(kind));
       CAPTURE(int(fix));
-      CHECK(worst <= 1e-12);
+      // PCG: the same factor as preconditioner, but the first CG solve of a step starts
+      // from the velocity extrapolated from the last step, which a fresh solver lacks:
+      // the two agree to the Newton tolerance (1e-9 of the forces), not to the bit.
+      CHECK(worst <= (kind == LinearSolverKind::Cholesky ? 1e-12 : 1e-9));
     }
 }
 
