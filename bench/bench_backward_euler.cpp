@@ -16,8 +16,15 @@
 /// source builds at an older commit (docs/performance.md).
 ///
 /// `--dump DIR`: writes each case's final positions as text (17 digits) to DIR/<case>.txt.
+///
+///   bench_backward_euler --assembly R
+///
+/// instead times one corotational stiffness assembly, projected and not, at the state
+/// after 6 steps (median of R), and counts the elements whose tangent is indefinite.
 #include <fmt/format.h>
 #include <tbb/global_control.h>
+
+#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <cstdio>
@@ -110,10 +117,41 @@ Result run_case(const Case& c, const TetFemModel& model, const Bunny& b, int ste
   return r;
 }
 
+/// Median CPU seconds of R corotational assemblies, projected and unprojected.
+int time_assembly(const TetFemModel& corot, const Bunny& b, int reps) {
+  Result r = run_case({"corotational cholesky", FemKind::Corotational, LinearSolverKind::Cholesky, 0.0},
+                      corot, b, 5);
+  TetFemModel::Sparse K;
+  for (bool project : {false, true}) {
+    std::vector<double> t;
+    for (int k = 0; k < reps; ++k) {
+      const double t0 = cpu_seconds();
+      corot.stiffness(r.x, K, project);
+      t.push_back(cpu_seconds() - t0);
+    }
+    fmt::print("corotational assembly, {:<11} {:.5f} s (median of {})\n",
+               project ? "projected:" : "exact:", bench::median(t), reps);
+  }
+  int indefinite = 0;
+  for (std::size_t e = 0; e < b.mesh.tets.size(); ++e) {
+    StencilPositions<4> x, X;
+    for (int i = 0; i < 4; ++i) {
+      x.col(i) = r.x.segment<3>(3 * static_cast<Eigen::Index>(b.mesh.tets[e][i]));
+      X.col(i) = b.mesh.vertices[b.mesh.tets[e][i]];
+    }
+    const CorotationalTet tet = CorotationalTet::from_rest(X, 5e4, 0.4);
+    const StencilMatrix<4> H = tet.hessian(x);
+    if (Eigen::SelfAdjointEigenSolver<StencilMatrix<4>>(H).eigenvalues()[0] < -1e-10 * H.norm())
+      ++indefinite;
+  }
+  fmt::print("elements with an indefinite tangent: {} of {}\n", indefinite, b.mesh.tets.size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 3, steps = 0;
+  int runs = 3, steps = 0, assembly = 0;
   std::string only, dump;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
@@ -121,8 +159,11 @@ int main(int argc, char** argv) {
     else if (key == "--steps") steps = std::stoi(argv[i + 1]);
     else if (key == "--only") only = argv[i + 1];
     else if (key == "--dump") dump = argv[i + 1];
+    else if (key == "--assembly") assembly = std::stoi(argv[i + 1]);
     else {
-      fmt::print(stderr, "usage: bench_backward_euler [--runs R] [--steps S] [--only TEXT] [--dump DIR]\n");
+      fmt::print(stderr,
+                 "usage: bench_backward_euler [--runs R] [--steps S] [--only TEXT] [--dump DIR]"
+                 " | --assembly R\n");
       return 2;
     }
   }
@@ -131,6 +172,8 @@ int main(int argc, char** argv) {
   std::vector<TetMaterial> materials(b.mesh.tets.size(), TetMaterial{5e4, 0.4, 1000.0});
   const TetFemModel linear(b.mesh.vertices, b.mesh.tets, materials, FemKind::Linear);
   const TetFemModel corot(b.mesh.vertices, b.mesh.tets, materials, FemKind::Corotational);
+
+  if (assembly > 0) return time_assembly(corot, b, assembly);
 
   std::vector<Case> cases;
   for (FemKind kind : {FemKind::Linear, FemKind::Corotational})

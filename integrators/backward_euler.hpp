@@ -30,8 +30,10 @@
 /// of linear solver: sparse Cholesky, CG, or PCG with a Jacobi or incomplete-Cholesky
 /// preconditioner. (Global regularisation tests definiteness with the sparse Cholesky
 /// whatever the linear solver; the iterative solvers then solve the regularised
-/// system.) Linear FEM's Hessian is constant: assembled and factorised once per h (and
-/// set of prescribed vertices), reused by every later step.
+/// system; the iterative ones run as inexact Newton, see cg_tolerance, and the
+/// incomplete-Cholesky preconditioner is refreshed at each step's first iteration.)
+/// Linear FEM's Hessian is constant: assembled and factorised once per h (and set of
+/// prescribed vertices), reused by every later step.
 ///
 /// `max_newton = 1` takes the full first Newton step without line search, the
 /// linearised step (M + hD + h²K) Δv = h (f_ext − f_int − D v_n − h K v_n) with K,
