@@ -1,31 +1,57 @@
 #pragma once
 /// Synchronous implicit (backward) Euler for a TetFemModel — the baseline of Zhao et
-/// al. and Schroeder et al. — as a minimisation (lecture-implicit-euler-methods.md,
-/// "Reformulating the Implicit Euler Problem"), with Rayleigh damping D = α M + β K₀
-/// (K₀ the stiffness at the step's start with its element blocks projected to PSD, so
-/// that damping never adds energy — for linear FEM K₀ = K; constant over the step).
-/// In the step's displacement u = x − x_n (unknowns: the free vertices; prescribed
-/// vertices have u = h v_n):
+/// al. and Schroeder et al. In the step's displacement u = x − x_n (unknowns: the free
+/// vertices; prescribed vertices have u = h v_n), v_{n+1} = u / h, x_{n+1} = x_n + u,
+/// it solves
 ///
-///   u* = argmin_u  ½ ||u − h v_n||²_M + h² (E(x_n + u) − f_extᵀ u) + (h/2) ||u||²_D,
-///   v_{n+1} = u* / h,  x_{n+1} = x_n + u*,
+///   M (v_{n+1} − v_n) = h (f_ext − f_int(x_{n+1}) − D v_{n+1})      (Zhao eq. 1–3)
 ///
-/// whose optimality condition M (v_{n+1} − v_n) = h (f_ext − f_int(x_{n+1}) − D v_{n+1})
-/// is Zhao eq. (1)–(3). Newton's method from u = 0 with backtracking (Armijo) line
-/// search and a definiteness fix — global regularisation (add μI, μ from 1e-6 × the
-/// largest diagonal entry, ×10 until the sparse Cholesky factorisation succeeds) or
-/// local eigenvalue clamping of the element Hessians — and a choice of linear solver:
-/// sparse Cholesky, CG, or PCG with a Jacobi or incomplete-Cholesky preconditioner.
-/// (Global regularisation tests definiteness with the sparse Cholesky whatever the
-/// linear solver; the iterative solvers then solve the regularised system.)
-/// `max_newton = 1` takes the full first Newton step without line search: the
-/// linearised step of Zhao eq. (5), (M + hD + h²K) Δv = h (f_ext − f_int − D v_n − h K v_n),
-/// with K and f_int at x_n (at x_n with the prescribed vertices already moved, if they
-/// move); for linear FEM it is the exact minimiser.
+/// with Rayleigh damping in one of two forms (`damping`):
+/// - ProjectedAtStart (default): D = α M + β K̂(x_n), K̂ the stiffness at the step's
+///   start with each element block projected to PSD, held over the step. D is PSD, so
+///   the damping force never does positive work (h v_{n+1}ᵀ D v_{n+1} ≥ 0), and the step
+///   is the minimisation (lecture-implicit-euler-methods.md, "Reformulating the
+///   Implicit Euler Problem")
+///     u* = argmin_u ½ ||u − h v_n||²_M + h² (E(x_n + u) − f_extᵀ u) + (h/2) ||u||²_D,
+///   whose descent guarantees make the converged step never gain energy (convex E).
+/// - TangentAtEnd: D(x_{n+1}) = α M + β K(x_{n+1}), the unprojected tangent at the
+///   step's end — the textbook form, and VegaFEM's ImplicitBackwardEulerSparse. Not a
+///   gradient, so no objective: Newton on the residual with the Jacobian (1 + hα) M +
+///   (hβ + h²) K(x) (without the third-derivative term β (∂K/∂x · du) v, as Vega), and
+///   backtracking on the residual's norm. Where K(x_{n+1}) is indefinite (corotational
+///   elements under compression) β vᵀ K v can be negative: damping can add energy.
+/// For linear FEM both are α M + β K (K constant and PSD).
 ///
-/// Convergence: ||∇g||₂ over the free unknowns ≤ tolerance × the sum of the norms of
-/// the gradient's four parts at the start u₀, ||M (u₀ − h v_n)|| + h² ||∇E(x_n + u₀)|| +
-/// h² ||f_ext|| + h ||D u₀|| (free rows) — the scale of the forces in the step.
+/// Newton's method from u = u₀ (the prescribed vertices moved) with, for the default
+/// damping, backtracking (Armijo) line search, a definiteness fix of the Hessian's K —
+/// local eigenvalue clamping of the element Hessians (`LocalClamp`, default), global
+/// regularisation (add μI, μ from 1e-6 × the largest diagonal entry, ×10 until the
+/// sparse Cholesky factorisation succeeds), or none: the exact tangent — and a choice
+/// of linear solver: sparse Cholesky, CG, or PCG with a Jacobi or incomplete-Cholesky
+/// preconditioner. (Global regularisation tests definiteness with the sparse Cholesky
+/// whatever the linear solver; the iterative solvers then solve the regularised
+/// system; the iterative ones run as inexact Newton, see cg_tolerance, and the
+/// incomplete-Cholesky preconditioner is refreshed at each step's first iteration.)
+/// Linear FEM's Hessian is constant: assembled and factorised once per h (and set of
+/// prescribed vertices), reused by every later step.
+///
+/// `max_newton = 1` takes the full first Newton step without line search, the
+/// linearised step (M + hD + h²K) Δv = h (f_ext − f_int − D v_n − h K v_n) with K,
+/// f_int and D at x_n (with the prescribed vertices already moved, if they move), where
+///   K = K̂(x_n) (element-projected) with `LocalClamp`, K(x_n) + μI with
+///       `GlobalRegularization`, the exact K(x_n) with `None`;
+///   D = α M + β K̂(x_n) with ProjectedAtStart, α M + β K with TangentAtEnd (the same K
+///       as the stiffness term).
+/// Zhao eq. (5) as printed (exact tangent, D = α M + β K(x_n)) is `max_newton = 1`,
+/// `fix = None`, `damping = TangentAtEnd`; the default (LocalClamp, ProjectedAtStart)
+/// solves it with the projected tangent, which differs from eq. 5 wherever an
+/// element's tangent is indefinite (corotational FEM; the same step as Zhao's
+/// multi-rate solver, multirate_solver.hpp). For linear FEM every variant is eq. 5,
+/// and its exact minimiser.
+///
+/// Convergence: ||∇g||₂ (the residual) over the free unknowns ≤ tolerance × the sum of
+/// the norms of its four parts at the start u₀, ||M (u₀ − h v_n)|| + h² ||∇E(x_n + u₀)||
+/// + h² ||f_ext|| + h ||D u₀|| (free rows) — the scale of the forces in the step.
 #include <Eigen/Sparse>
 #include <memory>
 #include <vector>
@@ -37,15 +63,22 @@ namespace clockwork {
 
 enum class DefinitenessFix { None, GlobalRegularization, LocalClamp };
 
+/// Rayleigh damping's stiffness (above): K̂(x_n) projected and held, or K(x_{n+1}).
+enum class RayleighDamping { ProjectedAtStart, TangentAtEnd };
+
 struct BackwardEulerSettings {
   LinearSolverKind linear = LinearSolverKind::Cholesky;
   DefinitenessFix fix = DefinitenessFix::LocalClamp;
   int max_newton = 50;          ///< 1: the linearised step (Zhao eq. 5)
   double tolerance = 1e-9;      ///< on ||∇g|| relative to the scale above
-  double cg_tolerance = 1e-12;  ///< relative residual of the iterative solvers
+  /// Relative residual of the iterative solvers: the linearised step's (max_newton = 1);
+  /// Newton's iterations ask for less where their convergence test needs less
+  /// (inexact Newton, backward_euler.cpp), never for less than this.
+  double cg_tolerance = 1e-12;
   int cg_max_iterations = 10000;
   double rayleigh_alpha = 0.0;  ///< 1/s
   double rayleigh_beta = 0.0;   ///< s
+  RayleighDamping damping = RayleighDamping::ProjectedAtStart;
 };
 
 struct BackwardEulerReport {
@@ -80,6 +113,11 @@ class BackwardEuler {
 
  private:
   struct Workspace;  // buffers, patterns and factorisations reused across steps
+  /// Assembles the Hessian at the iterate x_n + u and factorises it (with the
+  /// definiteness fix); false if the factorisation fails.
+  bool factor_hessian(double h, const Vector& x_n, bool moved, BackwardEulerReport& report);
+  /// d_free = H⁻¹ g_free (g_free holds −∇g); returns the CG iterations taken.
+  int solve_newton_system(double h, double g_norm, double scale, const BackwardEulerReport& report);
 
   const TetFemModel& model_;
   BackwardEulerSettings settings_;

@@ -50,6 +50,9 @@ struct LinearTet {
   StencilVector<4> gradient(const StencilPositions<4>& x) const;
   /// Constant; PSD already.
   StencilMatrix<4> hessian(const StencilPositions<4>& x, bool project_psd = false) const;
+  StencilVector<4> hessian_product(const StencilPositions<4>&, const StencilVector<4>& u) const {
+    return K * u;
+  }
 };
 
 struct CorotationalTet {
@@ -57,12 +60,21 @@ struct CorotationalTet {
   Mat3 Dm_inv = Mat3::Identity();  ///< inverse rest edge matrix [X1−X0, X2−X0, X3−X0]⁻¹
   double volume = 0.0;             ///< rest volume, m³
   double mu = 0.0, lambda = 0.0;   ///< Pa
+  /// The shape-gradient matrix (rows b_aᵀ, 4 × 3) = Q R, Q with orthonormal columns:
+  /// dF = [dx_0 … dx_3] Q R, so the Hessian acts on the 9 coordinates [dx_a] Q only (the
+  /// other 3 are translations), where its PSD projection is computed (tet_fem.cpp).
+  Eigen::Matrix<double, 4, 3> Q = Eigen::Matrix<double, 4, 3>::Zero();
+  Mat3 R = Mat3::Zero();
 
   static CorotationalTet from_rest(const StencilPositions<4>& rest, double young, double poisson);
   double value(const StencilPositions<4>& x) const;
   StencilVector<4> gradient(const StencilPositions<4>& x) const;
-  /// Exact tangent (with the derivative of R); projected to PSD on request.
+  /// Exact tangent (with the derivative of R); projected to PSD on request (its
+  /// negative eigenvalues clamped to 0, to rounding the same matrix as project_to_psd).
   StencilMatrix<4> hessian(const StencilPositions<4>& x, bool project_psd = false) const;
+  /// hessian(x) · u (unprojected), without forming the Hessian: one directional
+  /// derivative of the stress.
+  StencilVector<4> hessian_product(const StencilPositions<4>& x, const StencilVector<4>& u) const;
 };
 
 /// A whole mesh: lumped masses, energy, internal force and stiffness, assembled in
@@ -97,6 +109,9 @@ class TetFemModel {
   /// diagonal block), compressed; `out` (empty or from a previous call) is reused
   /// without allocation.
   void stiffness(const Vector& x, Sparse& out, bool project_psd = false) const;
+  /// K(x) u (3n) with the unprojected K(x), element by element without assembling K
+  /// (Rayleigh damping at the iterate, backward_euler.hpp); for linear FEM K u.
+  void stiffness_product(const Vector& x, const Vector& u, Vector& out) const;
   /// The same for the listed tets alone (3n × 3n, compressed; allocates): the split of
   /// K into a region's interface tets and the rest that the conservative multi-rate
   /// coupling needs.

@@ -44,6 +44,11 @@ struct TetFemModel::Impl {
     return kind == FemKind::Linear ? linear[e].gradient(gather(x, e))
                                    : corotational[e].gradient(gather(x, e));
   }
+  StencilVector<4> hessian_product(const Vector& x, const Vector& u, std::size_t e) const {
+    const StencilVector<4> ue = gather(u, e).reshaped();
+    return kind == FemKind::Linear ? linear[e].hessian_product(gather(x, e), ue)
+                                   : corotational[e].hessian_product(gather(x, e), ue);
+  }
   StencilMatrix<4> hessian(const Vector& x, std::size_t e, bool project) const {
     return kind == FemKind::Linear ? linear[e].hessian(gather(x, e), project)
                                    : corotational[e].hessian(gather(x, e), project);
@@ -132,6 +137,19 @@ void TetFemModel::internal_force(const Vector& x, Vector& out) const {
   m.gradients.resize(12 * m.tets.size());
   for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<4>>(&m.gradients[12 * e]) = m.gradient(x, e);
+  });
+  out.setZero(m.rest.size());
+  for (std::size_t e = 0; e < m.tets.size(); ++e)
+    for (int i = 0; i < 4; ++i)
+      out.segment<3>(3 * m.tets[e][i]) += Eigen::Map<const Vec3>(&m.gradients[12 * e + 3 * i]);
+}
+
+void TetFemModel::stiffness_product(const Vector& x, const Vector& u, Vector& out) const {
+  const Impl& m = *impl_;
+  assert(x.size() == m.rest.size() && u.size() == m.rest.size());
+  m.gradients.resize(12 * m.tets.size());
+  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
+    Eigen::Map<StencilVector<4>>(&m.gradients[12 * e]) = m.hessian_product(x, u, e);
   });
   out.setZero(m.rest.size());
   for (std::size_t e = 0; e < m.tets.size(); ++e)

@@ -207,7 +207,7 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
   const JsonField f = body.at(integrator);
   if (integrator == "backward_euler") {
     f.expect_keys({"h", "max_newton", "tolerance", "linear_solver", "definiteness",
-                   "cg_tolerance"});
+                   "cg_tolerance", "damping"});
     BackwardEulerSettings s;
     s.rayleigh_alpha = material.rayleigh_alpha;
     s.rayleigh_beta = material.rayleigh_beta;
@@ -227,6 +227,9 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
               : k == "regularize" ? DefinitenessFix::GlobalRegularization
                                   : DefinitenessFix::None;
     }
+    if (auto d = f.find("damping"))
+      s.damping = d->choice({"projected", "tangent"}) == "tangent" ? RayleighDamping::TangentAtEnd
+                                                                   : RayleighDamping::ProjectedAtStart;
     source.use_backward_euler(f.at("h").positive(), s);
     return;
   }

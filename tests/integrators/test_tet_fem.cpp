@@ -6,6 +6,7 @@
 #include <tbb/global_control.h>
 #include <Eigen/Geometry>
 
+#include "engine/psd.hpp"
 #include "integrators/tet_fem.hpp"
 #include "tests/support/finite_difference.hpp"
 #include "tests/support/tet_blocks.hpp"
@@ -180,6 +181,60 @@ TEST_CASE("PSD projection clamps the negative eigenvalues of a compressed elemen
   CHECK((P - expected).norm() <= 1e-12 * H.norm());
   // At rest the Hessian is PSD already: unchanged.
   CHECK((co.hessian(X, true) - co.hessian(X)).norm() <= 1e-12 * H.norm());
+}
+
+TEST_CASE("corotational projection on 9 coordinates equals the 12 x 12 eigenvalue clamp") {
+  // Stretched, compressed, sheared, rotated and inverted elements: the projected Hessian
+  // (PSD tangents skipped, the rest clamped on the 9 coordinates that carry dF) is the
+  // 12 × 12 eigenvalue clamp project_to_psd of the exact Hessian, to rounding.
+  const StencilPositions<4> X = rest_tet(1.0);
+  const CorotationalTet co = CorotationalTet::from_rest(X, kYoung, kPoisson);
+  int indefinite = 0;
+  for (int k = 0; k < 60; ++k) {
+    std::mt19937_64 rng(100 + k);
+    std::uniform_real_distribution<double> u(-0.6, 0.6);
+    Mat3 A = Mat3::Identity();
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) A(i, j) += u(rng);
+    if (k % 5 == 0) A.col(0) *= -1.0;  // inverted
+    const StencilPositions<4> x = transformed(X, random_rotation(k) * A, Vec3(0.1, 0.2, -0.3));
+    const StencilMatrix<4> H = co.hessian(x);
+    StencilMatrix<4> expected = H;
+    project_to_psd(expected);
+    const StencilMatrix<4> P = co.hessian(x, true);
+    const double lowest = Eigen::SelfAdjointEigenSolver<StencilMatrix<4>>(H).eigenvalues()[0];
+    if (lowest < -1e-8 * H.norm()) ++indefinite;
+    CAPTURE(k);
+    CAPTURE(lowest);
+    CHECK((P - expected).norm() <= 1e-12 * H.norm());
+    CHECK((P - P.transpose()).norm() <= 1e-14 * H.norm());
+    // hessian_product is H u without forming H.
+    const StencilVector<4> v = perturbed(X, 1.0, 200 + k).reshaped();
+    CHECK((co.hessian_product(x, v) - H * v).norm() <= 1e-12 * H.norm() * v.norm());
+  }
+  CHECK(indefinite >= 20);  // both branches were exercised
+  CHECK(indefinite <= 55);
+}
+
+TEST_CASE("TetFemModel::stiffness_product is K(x) u with the unprojected K") {
+  const test::TetBlock b = test::tet_block(2, 2, 2, 0.5);
+  for (FemKind kind : {FemKind::Linear, FemKind::Corotational}) {
+    const TetFemModel model(b.vertices, b.tets,
+                            std::vector<TetMaterial>(b.tets.size(), {kYoung, kPoisson, 1000.0}), kind);
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<double> r(-0.15, 0.15);
+    Eigen::VectorXd x = model.rest_positions(), u(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      x[i] = 0.7 * x[i] + r(rng);  // compressed: indefinite corotational blocks
+      u[i] = r(rng);
+    }
+    TetFemModel::Sparse K;
+    model.stiffness(x, K);
+    Eigen::VectorXd Ku;
+    model.stiffness_product(x, u, Ku);
+    CAPTURE(int(kind));
+    CHECK((Ku - K * u).norm() <= 1e-12 * (K * u).norm());
+  }
 }
 
 TEST_CASE("TetFemModel: lumped mass, per-tet materials and assembled derivatives") {
