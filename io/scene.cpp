@@ -44,7 +44,7 @@ constexpr double kEstimateSafety = 0.5;
 /// first kSampleStencils when their rate, extrapolated, exceeds kSampleMargin times
 /// kMaxEventRate (the margin for meshes whose first stencils are not typical).
 constexpr std::size_t kSampleStencils = 10000;
-constexpr double kSampleMargin = 10.0;
+constexpr double kSampleMargin = 2.0;
 
 struct Wind {
   Vec3 velocity = Vec3::Zero();
