@@ -1,9 +1,9 @@
 #pragma once
 /// The run's health check (DESIGN §8): a vertex whose velocity is not finite or above
-/// `max_speed`, or whose position is not finite or farther than `max_extent` from the
-/// origin, stops the run at the event that put it there. The kernel checks every
-/// velocity change (Kernel::velocity_changed) and throws NumericalFailure after that
-/// event; frames written before it stay on disk.
+/// `max_speed` stops the run at the event that gave it that velocity (the kernel checks
+/// every velocity change, Kernel::velocity_changed, and throws NumericalFailure after
+/// the event); a position not finite or farther than `max_extent` from the origin stops
+/// it at the next frame, before the frame is written. Frames written before stay on disk.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
