@@ -9,6 +9,21 @@ namespace clockwork {
 
 namespace {
 using Sparse = TetFemModel::Sparse;
+
+/// What a step assembles, from the model and the settings.
+struct StepForm {
+  bool clamp;       ///< element Hessians projected to PSD (LocalClamp)
+  /// Linear FEM: K is constant and PSD (projection changes nothing), so both damping
+  /// forms are D = αM + βK and everything uses the one K assembled once.
+  bool constant_k;
+  bool at_end;      ///< damping with the tangent at the step's end (TangentAtEnd, β > 0)
+};
+
+StepForm step_form(const TetFemModel& model, const BackwardEulerSettings& s) {
+  const bool constant_k = model.kind() == FemKind::Linear;
+  return {s.fix == DefinitenessFix::LocalClamp, constant_k,
+          s.rayleigh_beta != 0.0 && !constant_k && s.damping == RayleighDamping::TangentAtEnd};
+}
 }  // namespace
 
 struct BackwardEuler::Workspace {
@@ -99,11 +114,8 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   Workspace& w = *ws_;
   const BackwardEulerSettings& s = settings_;
   const double alpha = s.rayleigh_alpha, beta = s.rayleigh_beta;
-  const bool clamp = s.fix == DefinitenessFix::LocalClamp;
-  // Linear FEM: K is constant and PSD (projection changes nothing), so both damping
-  // forms are D = αM + βK and everything below uses the one K assembled once.
-  const bool constant_k = model_.kind() == FemKind::Linear;
-  const bool at_end = beta != 0.0 && !constant_k && s.damping == RayleighDamping::TangentAtEnd;
+  const StepForm form = step_form(model_, s);
+  const bool clamp = form.clamp, constant_k = form.constant_k, at_end = form.at_end;
   const bool at_start = beta != 0.0 && !at_end;
 
   if (constant_k && w.K.nonZeros() == 0) model_.stiffness(x_io, w.K, clamp);
@@ -293,9 +305,8 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
   Workspace& w = *ws_;
   const BackwardEulerSettings& s = settings_;
   const double alpha = s.rayleigh_alpha, beta = s.rayleigh_beta;
-  const bool clamp = s.fix == DefinitenessFix::LocalClamp;
-  const bool constant_k = model_.kind() == FemKind::Linear;
-  const bool at_end = beta != 0.0 && !constant_k && s.damping == RayleighDamping::TangentAtEnd;
+  const StepForm form = step_form(model_, s);
+  const bool clamp = form.clamp, constant_k = form.constant_k, at_end = form.at_end;
   // Stiffness at the iterate. At the first iterate x_n (nothing prescribed moves) the
   // projected K is the damping's K₀, already assembled.
   const Sparse* K = &w.K;
