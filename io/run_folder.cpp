@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +12,7 @@
 
 #include "io/run.hpp"
 #include "io/scene_error.hpp"
+#include "io/text_input.hpp"
 
 namespace clockwork {
 
@@ -92,12 +92,6 @@ std::vector<std::string_view> split(std::string_view s) {
   return out;
 }
 
-/// The whole token as a number ("inf" included; the callers decide).
-bool to_double(std::string_view token, double* x) {
-  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), *x);
-  return ec == std::errc() && end == token.data() + token.size() && !token.empty();
-}
-
 bool to_count(std::string_view token, std::size_t* n) {
   if (token.empty() || token.size() > 12) return false;
   *n = 0;
@@ -169,7 +163,7 @@ Counts check_ply(const std::string& path) {
     for (std::size_t k = 0; k < w.size(); ++k) {
       // A kinematic vertex's mass is written as inf (io/frame_io.hpp).
       double x;
-      if (!to_double(w[k], &x) || std::isnan(x) ||
+      if (!parse_double(w[k], x) || std::isnan(x) ||
           (std::isinf(x) && !(properties[k] == "mass" && x > 0)))
         fail(fmt::format("vertex {}: {}: '{}' is not a finite number", a, properties[k], w[k]));
     }
@@ -247,7 +241,7 @@ std::size_t diagnostics_rows(const std::string& path) {
                                    f.size(), columns));
     for (std::size_t k = 0; k < f.size(); ++k) {
       double x;
-      if (!to_double(f[k], &x) || !std::isfinite(x))
+      if (!parse_double(f[k], x) || !std::isfinite(x))
         throw SceneError(fmt::format("{}:{}: field {}: '{}' is not a finite number", path,
                                      lines.line, k + 1, f[k]));
     }
