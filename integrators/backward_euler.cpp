@@ -50,6 +50,10 @@ struct BackwardEuler::Workspace {
   Vector mass;                ///< lumped mass per dof (3n)
   Vector hv, u, trial, x, f_int, g, g_free, d_free, d, Ku, Hd, d_guess;
   Vector v_prev;  ///< the last step's starting velocity (the iterative solvers' guess)
+  std::span<TickPlane> planes;  ///< the current step's contact planes
+  Vector fc, xc;                ///< the planes' gradient (3n); an iterate's positions
+  /// Linear FEM: the held factorisation has plane blocks in it (reused only without).
+  bool factored_with_planes = false;
 };
 
 BackwardEuler::BackwardEuler(const TetFemModel& model, BackwardEulerSettings settings)
@@ -101,7 +105,7 @@ void build_reduced_pattern(const Sparse& K, const std::vector<bool>& fixed, std:
 }  // namespace
 
 BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, const Vector& f_ext,
-                                        const std::vector<bool>& fixed) {
+                                        const std::vector<bool>& fixed, std::span<TickPlane> planes) {
   const std::size_t n = model_.vertex_count();
   const auto N = static_cast<Eigen::Index>(3 * n);
   if (!(h > 0.0) || !std::isfinite(h))
@@ -133,6 +137,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   const Eigen::Index nr = w.H.rows();
   const auto is_free = [&](std::size_t a) { return fixed.empty() || !fixed[a]; };
 
+  w.planes = planes;
   w.hv = h * v_io;
   w.u.setZero(N);
   bool moved = false;  // a prescribed vertex moves: x_n + u₀ ≠ x_n
@@ -141,6 +146,25 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
       w.u.segment<3>(3 * a) = w.hv.segment<3>(3 * a);
       moved = moved || !w.hv.segment<3>(3 * a).isZero(0.0);
     }
+
+  if (s.max_newton == 1 && !planes.empty()) {
+    // The one solve keeps the planes its prediction lands behind (header).
+    w.xc = x_io + w.hv;
+    for (TickPlane& p : planes) p.two_sided = p.violation(x_io) > 0.0 || p.violation(w.xc) > 0.0;
+  }
+  const auto plane_energy = [&](const Vector& x) {
+    double e = 0.0;
+    for (const TickPlane& p : planes) e += p.value(x);
+    return e;
+  };
+  const auto everywhere = [](Index) { return true; };
+  // Whether a plane pushes at the iterate x_n + u (its blocks then join the Hessian).
+  const auto pushing = [&](const Vector& x_n) {
+    if (planes.empty()) return false;
+    w.xc = x_n + w.u;
+    return std::any_of(planes.begin(), planes.end(),
+                       [&](const TickPlane& p) { return p.two_sided || p.violation(w.xc) > 0.0; });
+  };
 
   // g(u) and its gradient M (u − h v_n) + h² (f_int(x_n + u) − f_ext) + h D u; with the
   // damping at the step's end there is no g, only this residual with D(x_n + u).
@@ -156,7 +180,10 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
       damping += 0.5 * h * beta * u.dot(w.Ku);
     }
     magnitude = std::abs(inertia) + std::abs(elastic) + std::abs(external) + std::abs(damping);
-    return inertia + elastic + external + damping;
+    if (planes.empty()) return inertia + elastic + external + damping;
+    const double contact = h * h * plane_energy(w.x);
+    magnitude += contact;
+    return inertia + elastic + external + damping + contact;
   };
   double reference = 0.0;
   const auto gradient = [&](const Vector& u, bool measure) {
@@ -165,12 +192,20 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
     if (at_start) w.Ku.noalias() = K0 * u;
     if (at_end) model_.stiffness_product(w.x, u, w.Ku);
     w.g_free.resize(nr);
-    double parts[4] = {0.0, 0.0, 0.0, 0.0};
+    if (!planes.empty()) {
+      w.fc.setZero(N);
+      for (const TickPlane& p : planes) p.add_gradient(w.x, w.fc, everywhere);
+    }
+    double parts[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
     for (Eigen::Index r = 0; r < nr; ++r) {
       const int i = w.full_of[r];
       const double inertia = w.mass[i] * (u[i] - w.hv[i]);
       const double damping = h * (alpha * w.mass[i] * u[i] + (beta != 0.0 ? beta * w.Ku[i] : 0.0));
       w.g_free[r] = inertia + h * h * (w.f_int[i] - f_ext[i]) + damping;
+      if (!planes.empty()) {
+        w.g_free[r] += h * h * w.fc[i];
+        if (measure) parts[4] += w.fc[i] * w.fc[i];
+      }
       if (measure) {
         parts[0] += inertia * inertia;
         parts[1] += w.f_int[i] * w.f_int[i];
@@ -180,7 +215,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
     }
     if (measure)
       reference = std::sqrt(parts[0]) + h * h * (std::sqrt(parts[1]) + std::sqrt(parts[2])) +
-                  std::sqrt(parts[3]);
+                  std::sqrt(parts[3]) + h * h * std::sqrt(parts[4]);
     return w.g_free.norm();
   };
 
@@ -189,7 +224,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   report.threshold = s.tolerance * reference;
   double e = at_end ? 0.0 : objective(w.u);
   while (report.newton_iterations < s.max_newton && !(g_norm <= report.threshold)) {
-    if (constant_k && w.factored_h == h) {
+    if (constant_k && w.factored_h == h && !w.factored_with_planes && !pushing(x_io)) {
       report.regularization = std::max(report.regularization, w.factored_mu);
     } else if (!factor_hessian(h, x_io, moved, report)) {
       report.factorization_failed = true;
@@ -246,6 +281,8 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   }
   report.gradient_norm = g_norm;
   report.converged = g_norm <= report.threshold;
+  if (std::none_of(fixed.begin(), fixed.end(), [](bool f) { return f; }))
+    shift_to_exact_momentum(h, x_io, v_io, f_ext);
   if (s.linear != LinearSolverKind::Cholesky) w.v_prev = v_io;
   for (std::size_t a = 0; a < n; ++a)
     if (is_free(a)) v_io.segment<3>(3 * a) = w.u.segment<3>(3 * a) / h;
@@ -330,6 +367,7 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
     if (w.value_map[k] >= 0)
       H[w.value_map[k]] = h * h * kv[k] + (beta != 0.0 ? h * beta * dv[k] : 0.0);
   for (Eigen::Index r = 0; r < nr; ++r) H[w.diagonal[r]] += (1.0 + h * alpha) * w.mass[w.full_of[r]];
+  const bool with_planes = add_plane_hessian(h, x_n);
 
   // The incomplete-Cholesky preconditioner is refreshed once per step, at its first
   // iteration; the later iterations' matrices are close to that one.
@@ -355,8 +393,70 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
   if (factored && constant_k) {
     w.factored_h = h;
     w.factored_mu = mu;
+    w.factored_with_planes = with_planes;
   }
   return factored;
+}
+
+bool BackwardEuler::add_plane_hessian(double h, const Vector& x_n) {
+  Workspace& w = *ws_;
+  if (w.planes.empty()) return false;
+  w.xc = x_n + w.u;
+  double* H = w.H.valuePtr();
+  const int* outer = w.H.outerIndexPtr();
+  const int* inner = w.H.innerIndexPtr();
+  bool any = false;
+  const auto is_free = [&](Index a) { return w.reduced_of[3 * static_cast<std::size_t>(a)] >= 0; };
+  const auto add = [&](Index a, Index b, const Mat3& block) {
+    for (int q = 0; q < 3; ++q) {
+      const int c = w.reduced_of[3 * static_cast<std::size_t>(b) + q];
+      for (int p = 0; p < 3; ++p) {
+        const int r = w.reduced_of[3 * static_cast<std::size_t>(a) + p];
+        const int* at = std::lower_bound(inner + outer[c], inner + outer[c + 1], r);
+        // A pair of vertices no tet couples: left out (the gradient stays exact).
+        if (at != inner + outer[c + 1] && *at == r) H[at - inner] += h * h * block(p, q);
+      }
+    }
+  };
+  for (const TickPlane& p : w.planes) {
+    if (!p.two_sided && !(p.violation(w.xc) > 0.0)) continue;
+    any = true;
+    p.add_hessian(w.xc, is_free, add);
+  }
+  return any;
+}
+
+void BackwardEuler::shift_to_exact_momentum(double h, const Vector& x_n, const Vector& v_n,
+                                            const Vector& f_ext) {
+  Workspace& w = *ws_;
+  const double alpha = settings_.rayleigh_alpha;
+  const std::size_t n = model_.vertex_count();
+  // R = Σ m ((1 + hα) u − h v_n) − h² Σ (f_ext + f_planes); A δ = −R with
+  // A = (1 + hα) Σ m I + h² Σ_pushing k s² n nᵀ, s the plane's weight on the body.
+  Vec3 residual = Vec3::Zero();
+  double total = 0.0;
+  for (std::size_t a = 0; a < n; ++a) {
+    const double m = w.mass[static_cast<Eigen::Index>(3 * a)];
+    residual += m * ((1.0 + h * alpha) * w.u.segment<3>(3 * a) - h * v_n.segment<3>(3 * a)) -
+                h * h * f_ext.segment<3>(3 * a);
+    total += m;
+  }
+  Mat3 A = (1.0 + h * alpha) * total * Mat3::Identity();
+  if (!w.planes.empty()) {
+    w.xc = x_n + w.u;
+    for (const TickPlane& p : w.planes) {
+      const double v = p.violation(w.xc);
+      if (v == 0.0 && !p.two_sided) continue;
+      const double weight = p.weights.sum();
+      // f_planes on the body: k v s n; its change under a shift δ: −k s² n nᵀ δ.
+      residual -= h * h * p.stiffness * v * weight * p.normal;
+      A += h * h * p.stiffness * weight * weight * p.normal * p.normal.transpose();
+    }
+  }
+  if (!(total > 0.0)) return;
+  const Vec3 delta = A.ldlt().solve(-residual);
+  if (!delta.allFinite()) return;
+  for (std::size_t a = 0; a < n; ++a) w.u.segment<3>(3 * a) += delta;
 }
 
 }  // namespace clockwork

@@ -49,15 +49,29 @@
 /// multi-rate solver, multirate_solver.hpp). For linear FEM every variant is eq. 5,
 /// and its exact minimiser.
 ///
+/// Contact (DESIGN §7, docs/solids.md "Contact inside the step"): one-sided planes on
+/// the step's landing positions (tick_plane.hpp) add their penalties to the energy,
+/// h² Σ P(x_n + u) in g, so the step stops an approach at its own rate instead of
+/// receiving the contact as explicit impulses between steps. The linearised step
+/// (max_newton = 1) cannot switch a plane on mid-solve: the planes behind which its
+/// prediction x_n + h v_n, or x_n, lands are held as two-sided springs for the step.
+/// A body with no prescribed vertex then has its displacement shifted rigidly so that
+/// linear momentum is exact whatever the solver's tolerance:
+///   Σ_a m_a ((1 + hα) u_a − h v_a) = h² Σ_a (f_ext + f_planes(x_n + u))_a
+/// (the elastic forces and β K u sum to zero; a 3 × 3 solve, the planes being linear
+/// in u where they push).
+///
 /// Convergence: ||∇g||₂ (the residual) over the free unknowns ≤ tolerance × the sum of
 /// the norms of its four parts at the start u₀, ||M (u₀ − h v_n)|| + h² ||∇E(x_n + u₀)||
 /// + h² ||f_ext|| + h ||D u₀|| (free rows) — the scale of the forces in the step.
 #include <Eigen/Sparse>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "integrators/linear_solvers.hpp"
 #include "integrators/tet_fem.hpp"
+#include "integrators/tick_plane.hpp"
 
 namespace clockwork {
 
@@ -106,8 +120,10 @@ class BackwardEuler {
   /// from the unknowns and keep their velocity. The model's vertices not in any tet
   /// have no mass and must be fixed. Sizes and h > 0 are checked (std::invalid_argument).
   /// If the step does not converge within max_newton, x and v hold the last iterate.
+  /// `planes` (local vertices) enter the step's energy (above); the linearised step
+  /// may set their `two_sided` flag, hence the mutable span.
   BackwardEulerReport step(double h, Vector& x, Vector& v, const Vector& f_ext,
-                           const std::vector<bool>& fixed);
+                           const std::vector<bool>& fixed, std::span<TickPlane> planes = {});
 
   const BackwardEulerSettings& settings() const { return settings_; }
 
@@ -116,6 +132,11 @@ class BackwardEuler {
   /// Assembles the Hessian at the iterate x_n + u and factorises it (with the
   /// definiteness fix); false if the factorisation fails.
   bool factor_hessian(double h, const Vector& x_n, bool moved, BackwardEulerReport& report);
+  /// Adds h² k w_i w_j n nᵀ of the planes pushing at x_n + u to the reduced Hessian
+  /// (blocks outside its pattern are left out); true if any plane pushes.
+  bool add_plane_hessian(double h, const Vector& x_n);
+  /// The rigid shift of u that makes the step's linear momentum exact (above).
+  void shift_to_exact_momentum(double h, const Vector& x_n, const Vector& v_n, const Vector& f_ext);
   /// d_free = H⁻¹ g_free (g_free holds −∇g); returns the CG iterations taken.
   int solve_newton_system(double h, double g_norm, double scale, const BackwardEulerReport& report);
 

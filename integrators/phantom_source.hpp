@@ -36,6 +36,7 @@
 #include "engine/kernel.hpp"
 #include "engine/mass_share.hpp"
 #include "integrators/implicit_tick.hpp"
+#include "integrators/solve_contact.hpp"
 #include "integrators/wind_force.hpp"
 
 namespace clockwork {
@@ -72,49 +73,7 @@ struct TickHalving {
   int calm_ticks = 4;
 };
 
-/// Something the landing point of a tick must keep clear of (docs/phantom.md
-/// "Obstacles in the tick", "Near pairs in the tick"): the combination Σ w_i x_i of
-/// local vertices (zero weights unused) and the other side's point p and velocity u, so
-/// that y = Σ w_i q_i − p is the separation at the tick's start.
-///  - obstacle: Σ w x a point of the body's surface (weights ≥ 0, sum 1), p the
-///    obstacle's closest point; the plane keeps the landing point `clearance` off it.
-///  - pair: a near element pair of deformable surfaces (distance.hpp's signed
-///    weights); own vertices in `vertices`, another body's folded into p and u
-///    (p = −Σ w_j q_j over them). The plane keeps the pair from closing below
-///    min(its gap now, `clearance`): it stops an approach without pushing the pair
-///    apart, which stays the penalty layers' work. The other body's primary vertices
-///    take the opposite impulse at once (momentum is exchanged, not made).
-struct TickContactFeature {
-  std::array<Index, TickPlane::kMaxVertices> vertices{};
-  Eigen::Vector4d weights = Eigen::Vector4d::Zero();
-  Vec3 point = Vec3::Zero(), velocity = Vec3::Zero();
-  bool pair = false;
-  /// A pair's vertices in other bodies (global indices, zero weights unused): they
-  /// take the reaction of the plane's impulse.
-  std::array<Index, TickPlane::kMaxVertices> others{};
-  Eigen::Vector4d other_weights = Eigen::Vector4d::Zero();
-  /// The other body's phantom, if it has one (its vertices are local from
-  /// `other_first`): the reaction goes to both its copies.
-  class PhantomSource* other_phantom = nullptr;
-  Index other_first = 0;
-};
-/// Fills `out` with the body's features at time t (the primary positions); `reach` is
-/// how far a point of the body can move in the tick (obstacle finders add the
-/// obstacles' own motion to it; pair finders report the live near pairs).
-using ContactFinder = std::function<void(double t, double reach, std::vector<TickContactFeature>& out)>;
-
-struct TickContactSettings {
-  /// m: the separation the planes keep (scenes, unless given: obstacles twice the
-  /// contact thickness η(1), so that the planes' own give stays out of the layers;
-  /// near pairs η(1))
-  double clearance = 0.0;
-  /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane
-  /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for
-  /// 4 m/s at 1 ms with κ = 10); stiffer planes cost solver iterations (docs/phantom.md).
-  double stiffness = 10.0;
-};
-
-class PhantomSource final : public EventSource, public MassShare {
+class PhantomSource final : public EventSource, public MassShare, public ImpulseReceiver {
  public:
   /// `vertices`: global indices of the body's vertices (local index = position in the
   /// list); `mass`: their full lumped masses (the kernel holds m/2 for free vertices,
@@ -149,7 +108,7 @@ class PhantomSource final : public EventSource, public MassShare {
   /// An impulse J on local vertex a at `time` from outside the body's own tick (the
   /// reaction of another phantom body's contact plane): both copies' velocities change
   /// by J/m, so the pair's momentum changes by J and their mismatch does not grow.
-  void receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel);
+  void receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel) override;
   /// Copies the primary state into the phantom and schedules the first tick at `t0`.
   /// From an initial state the first tick is a half kick; a resumed run's first tick
   /// takes the previous interval's half at the copy's positions (restore_copy).

@@ -85,7 +85,14 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   current_ = next_step_++;
   if (euler_) {
     v_new_ = v_;
-    const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_);
+    std::span<TickPlane> planes;
+    if (contact_.any()) {
+      double speed = 0.0;
+      for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
+      contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass());
+      planes = contact_.planes();
+    }
+    const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_, planes);
     counters_.newton_iterations += r.newton_iterations;
     counters_.linear_iterations += r.linear_iterations;
     if (!r.converged && euler_->settings().max_newton > 1) {  // 1: linearised by design
@@ -96,6 +103,8 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     }
     v_new_ -= v_;
     kick(kernel, time, v_new_, free_);
+    // x_ now holds the landing positions x_{n+1}.
+    if (!planes.empty()) counters_.pushing_pairs += contact_.apply_reactions(kernel, time, h_, x_);
     return clock_.time(next_step_);
   }
   multirate_->step(x_, v_, f_ext_, step_);

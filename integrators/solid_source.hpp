@@ -20,6 +20,12 @@
 ///   and its L neighbours together (MultirateSolver::substep_change), so that the S–L
 ///   exchange still sums to zero and linear momentum stays exact (issue 41).
 ///
+/// Contact inside the step (backward Euler; DESIGN §7, docs/solids.md "Contact inside
+/// the step"): with `contact()` given finders, each step's solve sees the obstacles and
+/// the near element pairs with other bodies as one-sided planes on its landing
+/// positions (solve_contact.hpp); the other body of a pair takes the plane's reaction
+/// at the step's time, so momentum is exchanged, not made.
+///
 /// The external force of a step is gravity on the lumped masses, held over the step.
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
 /// velocity (zero, or a script's) enters the right-hand side.
@@ -32,6 +38,7 @@
 #include "engine/step_clock.hpp"
 #include "integrators/backward_euler.hpp"
 #include "integrators/multirate_solver.hpp"
+#include "integrators/solve_contact.hpp"
 
 namespace clockwork {
 
@@ -42,6 +49,7 @@ struct SolidCounters {
   std::uint64_t newton_iterations = 0;  ///< backward Euler
   std::uint64_t linear_iterations = 0;  ///< backward Euler with an iterative solver
   std::uint64_t unconverged = 0;        ///< backward Euler steps at the Newton cap (logged)
+  std::uint64_t pushing_pairs = 0;      ///< pair planes that pushed (reactions given)
 };
 
 class SolidFineSource;
@@ -75,6 +83,9 @@ class SolidSource final : public EventSource {
   double coarse_step() const { return h_; }
   const MultirateSolver* multirate() const { return multirate_.get(); }
   const std::vector<Index>& vertices() const { return vertices_; }
+  /// The planes of the steps' solves (backward Euler): set its finders before start().
+  SolveContact& contact() { return contact_; }
+  const SolveContact& contact() const { return contact_; }
 
  private:
   friend class SolidFineSource;
@@ -102,6 +113,7 @@ class SolidSource final : public EventSource {
   Eigen::VectorXd v_start_;  ///< velocities at t_n (multi-rate: the plan's reference)
   Eigen::VectorXd x_start_;  ///< positions at t_n (multi-rate: the plan's start)
   std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
+  SolveContact contact_{false};  ///< no self pairs: a tet's step couples only its tets
   SolidCounters counters_;
 };
 

@@ -27,12 +27,16 @@ struct TickPlane {
   Vec3 normal = Vec3::UnitZ();
   double offset = 0.0;
   double stiffness = 0.0;  ///< k, N/m
+  /// Held as a two-sided spring k/2 (offset − n·y)² (it may pull): a linearised step's
+  /// one solve cannot switch a plane on or off, so it takes the planes its prediction
+  /// lands behind as springs (backward_euler.hpp, max_newton = 1).
+  bool two_sided = false;
 
   double violation(const Eigen::VectorXd& x) const {
     double height = 0.0;
     for (int i = 0; i < kMaxVertices; ++i)
       if (weights[i] != 0.0) height += weights[i] * normal.dot(x.segment<3>(3 * vertices[i]));
-    return std::max(0.0, offset - height);
+    return two_sided ? offset - height : std::max(0.0, offset - height);
   }
   double value(const Eigen::VectorXd& x) const {
     const double v = violation(x);
@@ -42,7 +46,7 @@ struct TickPlane {
   template <typename Take>
   void add_gradient(const Eigen::VectorXd& x, Eigen::VectorXd& g, Take take) const {
     const double v = violation(x);
-    if (v == 0.0) return;
+    if (v == 0.0) return;  // (a two-sided plane at exactly its offset: no force either)
     for (int i = 0; i < kMaxVertices; ++i)
       if (weights[i] != 0.0 && take(vertices[i]))
         g.segment<3>(3 * vertices[i]) -= stiffness * v * weights[i] * normal;
@@ -51,7 +55,7 @@ struct TickPlane {
   /// add(i, j, block) for the vertex pairs with `take` on both.
   template <typename Take, typename Add>
   void add_hessian(const Eigen::VectorXd& x, Take take, Add add) const {
-    if (violation(x) == 0.0) return;
+    if (!two_sided && violation(x) == 0.0) return;
     const Mat3 nn = stiffness * normal * normal.transpose();
     for (int i = 0; i < kMaxVertices; ++i)
       for (int j = 0; j < kMaxVertices; ++j)

@@ -512,6 +512,18 @@ class SceneBuilder {
     } else {
       src = std::make_unique<SolidSource>(body.name, ids, model, fixed, gravity_);
       read_solid_integrator(b, mesh, material, *src);
+      if (!src->multirate()) {
+        // Backward-Euler steps see contact in their solve by default (docs/solids.md
+        // "Contact inside the step"): explicit impulses between steps longer than the
+        // contact's elastic period create energy and never let a solid rest.
+        const JsonField f = b.at("backward_euler");
+        const bool collides = contact_ && !(b.has("collide") && !b.at("collide").boolean());
+        TickContactSettings obstacles, pairs;
+        if (read_tick_contact(f, b, "obstacle", obstacles, collides))
+          tick_obstacles_.push_back({nullptr, src.get(), obstacles, scene_.bodies.size()});
+        if (read_tick_contact(f, b, "deformable", pairs, collides))
+          tick_pairs_.push_back({nullptr, src.get(), pairs, scene_.bodies.size()});
+      }
     }
     if (auto motion = b.find("pin_motion")) {
       std::vector<Index> pins;
@@ -625,8 +637,8 @@ class SceneBuilder {
   /// (docs/phantom.md "Obstacles in the tick", "Near pairs in the tick"); whether the
   /// switch is on.
   bool read_tick_contact(const JsonField& f, const JsonField& b, const std::string& kind,
-                         TickContactSettings& settings) {
-    bool on = false;
+                         TickContactSettings& settings, bool default_on = false) {
+    bool on = default_on;
     if (auto o = f.find(kind + "_contact")) {
       on = o->boolean();
       if (on && !contact_) o->fail("needs a \"contact\" object in the scene");
@@ -677,8 +689,8 @@ class SceneBuilder {
     s.count += 1;
     s.min_period = std::min(s.min_period, settings.h_imp);
     s.max_period = std::max(s.max_period, settings.h_imp);
-    if (settings.obstacle_contact) tick_obstacles_.push_back({src.get(), settings.obstacles, scene_.bodies.size()});
-    if (settings.deformable_contact) tick_pairs_.push_back({src.get(), settings.deformables, scene_.bodies.size()});
+    if (settings.obstacle_contact) tick_obstacles_.push_back({src.get(), nullptr, settings.obstacles, scene_.bodies.size()});
+    if (settings.deformable_contact) tick_pairs_.push_back({src.get(), nullptr, settings.deformables, scene_.bodies.size()});
     phantom_of_body_[scene_.bodies.size()] = src.get();
     sources_.phantoms.push_back(std::move(src));
   }
@@ -837,8 +849,8 @@ class SceneBuilder {
       std::vector<std::array<Index, 3>> surface;
       for (const auto& tri : body.triangles) surface.push_back({first + tri[0], first + tri[1], first + tri[2]});
       if (!(t.settings.clearance > 0.0)) t.settings.clearance = 2.0 * params.eta1;
-      const double h = t.source->h_imp();
-      t.source->set_obstacles(
+      const double h = t.step();
+      t.set_obstacles(
           [grid, &state, h, first, surface = OwnedTriangles(std::move(surface)),
            found = std::vector<ObstacleContact>()](double time, double reach,
                                                    std::vector<TickContactFeature>& out) mutable {
@@ -854,8 +866,7 @@ class SceneBuilder {
               f.velocity = c.velocity;
               out.push_back(f);
             }
-          },
-          t.settings);
+          });
     }
   }
 
@@ -870,8 +881,7 @@ class SceneBuilder {
     for (const TickContact& t : tick_pairs_) owners[t.body].plans_pairs = true;
     for (TickContact& t : tick_pairs_) {
       if (!(t.settings.clearance > 0.0)) t.settings.clearance = params.eta1;
-      t.source->set_pair_contact(TickPairFinder(scene_.kernel->state(), *scene_.contact, owners, t.body),
-                                 t.settings);
+      t.set_pairs(TickPairFinder(scene_.kernel->state(), *scene_.contact, owners, t.body));
     }
   }
 
@@ -1348,10 +1358,21 @@ class SceneBuilder {
   Wind wind_;
   /// Phantom bodies whose ticks see obstacles or near pairs, with their settings and
   /// body index.
+  /// An implicit solve that sees contact: a phantom body's ticks or a solid's steps.
   struct TickContact {
-    PhantomSource* source;
+    PhantomSource* phantom;
+    SolidSource* solid;
     TickContactSettings settings;
     std::size_t body;
+    double step() const { return phantom ? phantom->h_imp() : solid->coarse_step(); }
+    void set_obstacles(ContactFinder f) {
+      if (phantom) phantom->set_obstacles(std::move(f), settings);
+      else solid->contact().set_obstacles(std::move(f), settings);
+    }
+    void set_pairs(ContactFinder f) {
+      if (phantom) phantom->set_pair_contact(std::move(f), settings);
+      else solid->contact().set_pairs(std::move(f), settings);
+    }
   };
   std::vector<TickContact> tick_obstacles_, tick_pairs_;
   std::map<std::size_t, PhantomSource*> phantom_of_body_;

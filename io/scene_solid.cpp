@@ -207,7 +207,9 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
   const JsonField f = body.at(integrator);
   if (integrator == "backward_euler") {
     f.expect_keys({"h", "max_newton", "tolerance", "linear_solver", "definiteness",
-                   "cg_tolerance", "damping"});
+                   "cg_tolerance", "damping", "obstacle_contact", "obstacle_stiffness",
+                   "obstacle_clearance", "deformable_contact", "deformable_stiffness",
+                   "deformable_clearance"});
     BackwardEulerSettings s;
     s.rayleigh_alpha = material.rayleigh_alpha;
     s.rayleigh_beta = material.rayleigh_beta;

@@ -1,0 +1,84 @@
+#include "integrators/solve_contact.hpp"
+
+#include <algorithm>
+
+namespace clockwork {
+
+void SolveContact::find(double time, double h, double speed, const Eigen::VectorXd& x,
+                        const std::vector<bool>& fixed, const std::vector<double>& mass) {
+  planes_.clear();
+  plane_features_.clear();
+  // How far a surface point can get from where it is over the step, doubled.
+  if (obstacles_) {
+    obstacles_(time, 2.0 * (obstacle_settings_.clearance + h * speed), features_);
+    add_planes(h, x, fixed, mass, obstacle_settings_);
+  }
+  if (pairs_) {
+    pairs_(time, 2.0 * (pair_settings_.clearance + h * speed), features_);
+    add_planes(h, x, fixed, mass, pair_settings_);
+  }
+}
+
+void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
+                              const std::vector<double>& mass, const TickContactSettings& settings) {
+  for (const TickContactFeature& f : features_) {
+    if (f.pair && !self_pairs_ && (f.other_weights.array() == 0.0).all()) continue;
+    Vec3 y = -f.point;
+    double inverse_mass = 0.0;
+    bool any_free = false;
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
+      if (f.weights[i] == 0.0) continue;
+      const Index a = f.vertices[i];
+      y += f.weights[i] * x.segment<3>(3 * static_cast<Eigen::Index>(a));
+      if (fixed[a]) continue;
+      inverse_mass += f.weights[i] * f.weights[i] / mass[a];
+      any_free = true;
+    }
+    const double distance = y.norm();
+    // The layers keep the sides apart; a pair at zero distance has no side.
+    if (!any_free || !(distance > 1e-12 * (1.0 + f.point.norm()))) continue;
+    TickPlane plane;
+    plane.vertices = f.vertices;
+    plane.weights = f.weights;
+    plane.normal = y / distance;
+    // An obstacle plane keeps the clearance (pushing a point inside it back out); a
+    // pair's stops the approach below min(gap, clearance) without pushing apart.
+    const double gap = f.pair ? std::min(distance, settings.clearance) : settings.clearance;
+    plane.offset = plane.normal.dot(f.point + h * f.velocity) + gap;
+    // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹ over the
+    // unknowns.
+    plane.stiffness = settings.stiffness / (inverse_mass * h * h);
+    planes_.push_back(plane);
+    plane_features_.push_back(f);
+    ++(f.pair ? pair_planes : obstacle_planes);
+  }
+}
+
+int SolveContact::apply_reactions(Kernel& kernel, double time, double h,
+                                  const Eigen::VectorXd& x_end) const {
+  VertexState& s = kernel.state();
+  int pushing = 0;
+  for (std::size_t i = 0; i < planes_.size(); ++i) {
+    const TickContactFeature& f = plane_features_[i];
+    if (!f.pair) continue;
+    const TickPlane& c = planes_[i];
+    const double impulse = h * c.stiffness * c.violation(x_end);
+    if (impulse == 0.0) continue;
+    ++pushing;
+    for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
+      const Index g = f.others[j];
+      if (f.other_weights[j] == 0.0 || s.kinematic(g)) continue;
+      const Vec3 reaction = (impulse * f.other_weights[j]) * c.normal;
+      if (f.other_phantom) {
+        f.other_phantom->receive_impulse(g - f.other_first, reaction, time, kernel);
+        continue;
+      }
+      s.sync(g, time);
+      s.velocity_ref(g) += s.inv_mass(g) * reaction;
+      kernel.velocity_changed(g);
+    }
+  }
+  return pushing;
+}
+
+}  // namespace clockwork

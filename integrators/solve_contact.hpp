@@ -1,0 +1,117 @@
+#pragma once
+/// Contact inside an implicit solve (DESIGN §7): the features near a body at the
+/// start of its step or tick — obstacle features and the contact system's near element
+/// pairs — as one-sided planes on its landing positions (tick_plane.hpp), which enter
+/// the solve's energy; the other body of a pair takes the plane's reaction at once.
+/// Shared by the phantom ticks (docs/phantom.md "Obstacles in the tick", "Near pairs in
+/// the tick") and the coarse steps of backward-Euler solids (docs/solids.md "Contact
+/// inside the step"). The penalty layers and certificates stay the guarantee against
+/// interpenetration; the planes keep implicit bodies from answering contact one step
+/// late (an explicit impulse against an implicit step longer than the contact's
+/// elastic period creates energy).
+#include <functional>
+#include <vector>
+
+#include "engine/kernel.hpp"
+#include "integrators/tick_plane.hpp"
+
+namespace clockwork {
+
+/// A body that takes a pair plane's reaction through its own bookkeeping (a phantom
+/// body changes both of its copies' velocities).
+class ImpulseReceiver {
+ public:
+  virtual ~ImpulseReceiver() = default;
+  /// An impulse J on local vertex a at `time`.
+  virtual void receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel) = 0;
+};
+
+/// Something the landing point of a tick must keep clear of (docs/phantom.md
+/// "Obstacles in the tick", "Near pairs in the tick"): the combination Σ w_i x_i of
+/// local vertices (zero weights unused) and the other side's point p and velocity u, so
+/// that y = Σ w_i q_i − p is the separation at the tick's start.
+///  - obstacle: Σ w x a point of the body's surface (weights ≥ 0, sum 1), p the
+///    obstacle's closest point; the plane keeps the landing point `clearance` off it.
+///  - pair: a near element pair of deformable surfaces (distance.hpp's signed
+///    weights); own vertices in `vertices`, another body's folded into p and u
+///    (p = −Σ w_j q_j over them). The plane keeps the pair from closing below
+///    min(its gap now, `clearance`): it stops an approach without pushing the pair
+///    apart, which stays the penalty layers' work. The other body's primary vertices
+///    take the opposite impulse at once (momentum is exchanged, not made).
+struct TickContactFeature {
+  std::array<Index, TickPlane::kMaxVertices> vertices{};
+  Eigen::Vector4d weights = Eigen::Vector4d::Zero();
+  Vec3 point = Vec3::Zero(), velocity = Vec3::Zero();
+  bool pair = false;
+  /// A pair's vertices in other bodies (global indices, zero weights unused): they
+  /// take the reaction of the plane's impulse.
+  std::array<Index, TickPlane::kMaxVertices> others{};
+  Eigen::Vector4d other_weights = Eigen::Vector4d::Zero();
+  /// The other body's phantom, if it has one (its vertices are local from
+  /// `other_first`): the reaction goes to both its copies (receive_impulse).
+  ImpulseReceiver* other_phantom = nullptr;
+  Index other_first = 0;
+};
+/// Fills `out` with the body's features at time t (the primary positions); `reach` is
+/// how far a point of the body can move in the tick (obstacle finders add the
+/// obstacles' own motion to it; pair finders report the live near pairs).
+using ContactFinder = std::function<void(double t, double reach, std::vector<TickContactFeature>& out)>;
+
+struct TickContactSettings {
+  /// m: the separation the planes keep (scenes, unless given: obstacles twice the
+  /// contact thickness η(1), so that the planes' own give stays out of the layers;
+  /// near pairs η(1))
+  double clearance = 0.0;
+  /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane
+  /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for
+  /// 4 m/s at 1 ms with κ = 10); stiffer planes cost solver iterations (docs/phantom.md).
+  double stiffness = 10.0;
+};
+
+
+/// The planes of one body's implicit solve. Local vertex a is global vertices[a].
+class SolveContact {
+ public:
+  /// Self pairs (both sides in the body) are kept unless `self_pairs` is false: a tet
+  /// solid's step couples only the vertices of its tets, so a plane between two far
+  /// points of its surface has no place in its Hessian; its layers handle them.
+  explicit SolveContact(bool self_pairs = true) : self_pairs_(self_pairs) {}
+
+  void set_obstacles(ContactFinder finder, TickContactSettings settings) {
+    obstacles_ = std::move(finder);
+    obstacle_settings_ = settings;
+  }
+  void set_pairs(ContactFinder finder, TickContactSettings settings) {
+    pairs_ = std::move(finder);
+    pair_settings_ = settings;
+  }
+  bool any() const { return static_cast<bool>(obstacles_) || static_cast<bool>(pairs_); }
+
+  /// The planes for a step of h from `time`: `x` the local positions (3n) at `time`,
+  /// `fixed` and `mass` (the full lumped masses) per local vertex, `speed` the fastest
+  /// motion of a point of the body over the step (m/s).
+  void find(double time, double h, double speed, const Eigen::VectorXd& x,
+            const std::vector<bool>& fixed, const std::vector<double>& mass);
+  const std::vector<TickPlane>& planes() const { return planes_; }
+  std::vector<TickPlane>& planes() { return planes_; }
+  /// The reactions of the pair planes that push at the landing positions x_end: the
+  /// other body's vertices take −h k v w_j n each (Σ over both sides: zero), at `time`.
+  /// Returns the number of pushing pair planes.
+  int apply_reactions(Kernel& kernel, double time, double h, const Eigen::VectorXd& x_end) const;
+
+  std::uint64_t obstacle_planes = 0;  ///< planes made, summed over steps
+  std::uint64_t pair_planes = 0;
+
+ private:
+  void add_planes(double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
+                  const std::vector<double>& mass, const TickContactSettings& settings);
+
+  bool self_pairs_ = true;
+  ContactFinder obstacles_, pairs_;
+  TickContactSettings obstacle_settings_, pair_settings_;
+  std::vector<TickContactFeature> features_;
+  std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
+  std::vector<TickPlane> planes_;
+};
+
+}  // namespace clockwork
