@@ -46,8 +46,12 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
     const double gap = f.pair ? std::min(distance, settings.clearance) : settings.clearance;
     plane.offset = plane.normal.dot(f.point + h * f.velocity) + gap;
     // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹ over the
-    // unknowns.
-    plane.stiffness = settings.stiffness / (inverse_mass * h * h);
+    // unknowns — and, for a pair, over the other side too: that side takes the force
+    // as an explicit impulse, h k v, which a light body (a cloth on a solid, masses
+    // 1000× apart) cannot take at the solid's stiffness κ m/h² (Δv ~ κ (m/m_o) v/h: it
+    // blew up at once). With the reduced mass the other side's explicit step stays
+    // within κ.
+    plane.stiffness = settings.stiffness / ((inverse_mass + f.other_inverse_mass) * h * h);
     planes_.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? pair_planes : obstacle_planes);

@@ -51,6 +51,10 @@ struct TickContactFeature {
   /// `other_first`): the reaction goes to both its copies (receive_impulse).
   ImpulseReceiver* other_phantom = nullptr;
   Index other_first = 0;
+  /// Σ w_j²/m_j over the other body's vertices (the kernel's masses; 0 for obstacles):
+  /// a solid's pair plane is as stiff as the pair's reduced mass allows, since the
+  /// other side takes its force explicitly (SolveContact::add_planes).
+  double other_inverse_mass = 0.0;
 };
 /// Fills `out` with the body's features at time t (the primary positions); `reach` is
 /// how far a point of the body can move in the tick (obstacle finders add the

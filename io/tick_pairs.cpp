@@ -53,6 +53,7 @@ void TickPairFinder::operator()(double time, double, std::vector<TickContactFeat
       other_inverse += inverse;
     }
     if (left_to_other) continue;
+    f.other_inverse_mass = other_inverse;
     if (other_inverse + own_inverse > 0.0)
       f.velocity = (other_inverse * own_velocity + own_inverse * other_velocity) / (other_inverse + own_inverse);
     out.push_back(f);
