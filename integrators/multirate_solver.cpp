@@ -223,6 +223,18 @@ void MultirateSolver::linearise(const Vector& x0) {
   const auto t0 = Clock::now();
   const bool psd = model_.kind() == FemKind::Corotational;
   model_.stiffness(x0, K_, psd);
+  had_planes_ = !planes_.empty();
+  if (had_planes_) {
+    Triplets t;
+    for (const TickPlane& p : planes_)
+      p.add_hessian(x0, [](Index) { return true; }, [&](Index i, Index j, const Mat3& block) {
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, block(r, c));
+      });
+    Kc_.resize(K_.rows(), K_.cols());
+    Kc_.setFromTriplets(t.begin(), t.end());
+    K_ += Kc_;
+  }
   const double hL = settings_.h_L, a = settings_.rayleigh_alpha, b = settings_.rayleigh_beta;
   // eq. 25: A^L = M^LL + h_L D^LL + h_L² K^LL with D = αM + βK.
   const Sparse K_LL = P_L_ * K_ * P_L_.transpose();
@@ -360,10 +372,12 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
     Kuv_.noalias() = K_ * uv_;
     f_int0_ = Kuv_.col(0);
     Kv_ = Kuv_.col(1);
+    if (had_planes_) f_int0_.noalias() -= Kc_ * uv_.col(0);  // K_ holds the planes too
   } else {
     model_.internal_force(x0, f_int0_);
     Kv_.noalias() = K_ * v0;
   }
+  for (const TickPlane& p : planes_) p.add_gradient(x0, f_int0_, [](Index) { return true; });
   Dv_ = settings_.rayleigh_alpha * mass3_.cwiseProduct(v0) + settings_.rayleigh_beta * Kv_;
   x0_ = x0;
   const double hL = settings_.h_L;
@@ -391,8 +405,10 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
 void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_ext,
                            MultirateStep& out) {
   const bool corotational = model_.kind() == FemKind::Corotational;
-  if (!linearised_ || corotational) linearise(x0);
-  if (!factored_ || corotational) factor();
+  // Planes change K: with planes, and once after them, linear FEM re-linearises too.
+  const bool relinearise = !linearised_ || corotational || !planes_.empty() || had_planes_;
+  if (relinearise) linearise(x0);
+  if (!factored_ || relinearise) factor();
   const auto t0 = Clock::now();
   const double beta = settings_.rayleigh_beta;
   const std::size_t n3 = 3 * model_.vertex_count();
@@ -525,7 +541,8 @@ const std::vector<Index>& MultirateSolver::region_interface(std::size_t region) 
 void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vector& f_ext,
                                   MultirateStep& out, double* factor_seconds,
                                   double* solve_seconds) {
-  if (!linearised_ || model_.kind() == FemKind::Corotational) linearise(x0);
+  if (!linearised_ || model_.kind() == FemKind::Corotational || !planes_.empty() || had_planes_)
+    linearise(x0);
   const auto t0 = Clock::now();
   const double beta = settings_.rayleigh_beta;
   // Unknowns: region 0's m_0 blocks, region 1's, ..., then L (eq. 23).

@@ -35,10 +35,12 @@
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "integrators/tet_fem.hpp"
+#include "integrators/tick_plane.hpp"
 
 namespace clockwork {
 
@@ -120,6 +122,17 @@ class MultirateSolver {
   /// One large step from positions x0 and velocities v0 (3n) under the constant
   /// external force f_ext (3n), by the Schur complement and forward substitution.
   void step(const Vector& x0, const Vector& v0, const Vector& f_ext, MultirateStep& out);
+  /// Contact planes for the next step() (DESIGN §7, docs/solids.md "Contact inside the
+  /// step"): each enters the linearised system as the two-sided spring
+  /// (k/2)(offset − n·y(x))² — its stiffness k w_i w_j n nᵀ added to K (so to the L
+  /// system, the S blocks, their substeps and the damping β K alike) and its force at
+  /// x0 to f_int — exact, since a plane is linear in x. A plane's vertices must all be
+  /// in L or all in one region (SolidSource keeps such planes; prescribed ones aside).
+  /// A step with planes, or the first one after, re-linearises and refactors (linear
+  /// FEM too). An empty span clears them.
+  void set_planes(std::span<const TickPlane> planes) { planes_.assign(planes.begin(), planes.end()); }
+  /// −2 prescribed, −1 L, i ≥ 0 region i.
+  int group(Index vertex) const { return group_[vertex]; }
   /// The same system (eq. 23) assembled whole and solved by sparse LU: the reference
   /// for tests and the "direct" curve of the paper's Figure 3. `factor_seconds` and
   /// `solve_seconds` receive the times of the two phases.
@@ -204,6 +217,9 @@ class MultirateSolver {
   Vector mass3_, f_int0_, b_L_, Kv_, Dv_, common_, b_star_, dv_L_;  ///< per-step buffers
   Eigen::MatrixXd uv_, Kuv_;  ///< linear FEM: [x0 − X, v0] and K times it
   bool linearised_ = false, factored_ = false;
+  std::vector<TickPlane> planes_;  ///< the next step's contact planes
+  Sparse Kc_;                      ///< their stiffness, in K_ too
+  bool had_planes_ = false;        ///< the last linearisation holds planes
   MultirateTimings timings_;
 };
 

@@ -20,11 +20,15 @@
 ///   and its L neighbours together (MultirateSolver::substep_change), so that the S–L
 ///   exchange still sums to zero and linear momentum stays exact (issue 41).
 ///
-/// Contact inside the step (backward Euler; DESIGN §7, docs/solids.md "Contact inside
-/// the step"): with `contact()` given finders, each step's solve sees the obstacles and
-/// the near element pairs with other bodies as one-sided planes on its landing
-/// positions (solve_contact.hpp); the other body of a pair takes the plane's reaction
-/// at the step's time, so momentum is exchanged, not made.
+/// Contact inside the step (DESIGN §7, docs/solids.md "Contact inside the step"): with
+/// `contact()` given finders, each step's solve sees the obstacles and the near element
+/// pairs with other bodies as one-sided planes on its landing positions
+/// (solve_contact.hpp); the other body of a pair takes the plane's impulse over the
+/// step at the step's time, so momentum is exchanged, not made. Backward Euler solves
+/// with them (one-sided, Newton); Zhao's linear step takes the planes behind which
+/// x_n or x_n + h_L v_n lies as springs in its system (MultirateSolver::set_planes), at
+/// h_L on L and at h_S on a region's vertices; a plane whose vertices straddle L and a
+/// region is left to the layers.
 ///
 /// The external force of a step is gravity on the lumped masses, held over the step.
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
@@ -92,6 +96,14 @@ class SolidSource final : public EventSource {
   void gather(const VertexState& state, double t);
   /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
   void kick(Kernel& kernel, double t, const Eigen::VectorXd& dv, const std::vector<Index>& local);
+  /// The planes of a multi-rate step at `time` (header), given to the solver.
+  void plan_multirate_contact(double time);
+  /// Each plane's impulse Λ on the body over the large step just planned (step_):
+  /// h_L k [(offset − n·y(x_m)) − β n·y(v_m)] on L, the sum of h_S k [...] at each
+  /// substep's end on a region — what the linear system applied.
+  void multirate_plane_impulses();
+  /// The group (−1 L, i region i) of a plane's free vertices; −3: none, or mixed.
+  int plane_group(const TickPlane& p) const;
 
   std::string body_;
   std::vector<Index> vertices_;
@@ -114,6 +126,8 @@ class SolidSource final : public EventSource {
   Eigen::VectorXd x_start_;  ///< positions at t_n (multi-rate: the plan's start)
   std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
   SolveContact contact_{false};  ///< no self pairs: a tet's step couples only its tets
+  std::vector<double> impulses_;  ///< per plane, over a multi-rate step
+  Eigen::VectorXd x_pred_;
   SolidCounters counters_;
 };
 

@@ -60,13 +60,20 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
 
 int SolveContact::apply_reactions(Kernel& kernel, double time, double h,
                                   const Eigen::VectorXd& x_end) const {
+  impulses_.resize(planes_.size());
+  for (std::size_t i = 0; i < planes_.size(); ++i)
+    impulses_[i] = h * planes_[i].stiffness * planes_[i].violation(x_end);
+  return apply_impulses(kernel, time, impulses_);
+}
+
+int SolveContact::apply_impulses(Kernel& kernel, double time, std::span<const double> impulses) const {
   VertexState& s = kernel.state();
   int pushing = 0;
   for (std::size_t i = 0; i < planes_.size(); ++i) {
     const TickContactFeature& f = plane_features_[i];
     if (!f.pair) continue;
     const TickPlane& c = planes_[i];
-    const double impulse = h * c.stiffness * c.violation(x_end);
+    const double impulse = impulses[i];
     if (impulse == 0.0) continue;
     ++pushing;
     for (int j = 0; j < TickPlane::kMaxVertices; ++j) {

@@ -10,6 +10,7 @@
 /// late (an explicit impulse against an implicit step longer than the contact's
 /// elastic period creates energy).
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "engine/kernel.hpp"
@@ -98,10 +99,27 @@ class SolveContact {
             const std::vector<bool>& fixed, const std::vector<double>& mass);
   const std::vector<TickPlane>& planes() const { return planes_; }
   std::vector<TickPlane>& planes() { return planes_; }
-  /// The reactions of the pair planes that push at the landing positions x_end: the
-  /// other body's vertices take −h k v w_j n each (Σ over both sides: zero), at `time`.
-  /// Returns the number of pushing pair planes.
+  /// Keeps the planes for which `keep(plane)` is true (it may change them).
+  template <typename Keep>
+  void keep(Keep keep) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < planes_.size(); ++i)
+      if (keep(planes_[i])) {
+        planes_[out] = planes_[i];
+        plane_features_[out++] = plane_features_[i];
+      }
+    planes_.resize(out);
+    plane_features_.resize(out);
+  }
+  /// The reactions of the pair planes that push at the landing positions x_end (a
+  /// backward-Euler step of h): the plane's impulse on the body is Λ = h k v, Σ_i Λ w_i n
+  /// over its vertices; the other body's vertices take Λ w_j n each (their weights sum
+  /// to minus the body's: the two sum to zero), at `time`. Returns the number of pushing
+  /// pair planes.
   int apply_reactions(Kernel& kernel, double time, double h, const Eigen::VectorXd& x_end) const;
+  /// The same with each plane's impulse Λ given (a multi-rate step sums it over its
+  /// substeps).
+  int apply_impulses(Kernel& kernel, double time, std::span<const double> impulses) const;
 
   std::uint64_t obstacle_planes = 0;  ///< planes made, summed over steps
   std::uint64_t pair_planes = 0;
@@ -116,6 +134,7 @@ class SolveContact {
   std::vector<TickContactFeature> features_;
   std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
   std::vector<TickPlane> planes_;
+  mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
 };
 
 }  // namespace clockwork

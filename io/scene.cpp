@@ -512,11 +512,12 @@ class SceneBuilder {
     } else {
       src = std::make_unique<SolidSource>(body.name, ids, model, fixed, gravity_);
       read_solid_integrator(b, mesh, material, *src);
-      if (!src->multirate()) {
-        // Backward-Euler steps see contact in their solve by default (docs/solids.md
-        // "Contact inside the step"): explicit impulses between steps longer than the
-        // contact's elastic period create energy and never let a solid rest.
-        const JsonField f = b.at("backward_euler");
+      {
+        // Backward-Euler and Zhao steps see contact in their solve by default
+        // (docs/solids.md "Contact inside the step"): explicit impulses between steps
+        // longer than the contact's elastic period create energy and never let a
+        // solid rest.
+        const JsonField f = b.at(src->multirate() ? "zhao" : "backward_euler");
         const bool collides = contact_ && !(b.has("collide") && !b.at("collide").boolean());
         TickContactSettings obstacles, pairs;
         if (read_tick_contact(f, b, "obstacle", obstacles, collides))

@@ -235,7 +235,9 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     source.use_backward_euler(f.at("h").positive(), s);
     return;
   }
-  f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling"});
+  f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling",
+                 "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
+                 "deformable_contact", "deformable_stiffness", "deformable_clearance"});
   MultirateSettings s;
   s.h_L = f.at("h_L").positive();
   s.rayleigh_alpha = material.rayleigh_alpha;
