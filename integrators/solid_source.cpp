@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cassert>
 
 namespace clockwork {
@@ -85,6 +86,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   current_ = next_step_++;
   if (euler_) {
     v_new_ = v_;
+    x_start_ = x_;
     std::span<TickPlane> planes;
     if (contact_.any()) {
       double speed = 0.0;
@@ -102,9 +104,13 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
                    body_, time, r.newton_iterations, r.gradient_norm);
     }
     v_new_ -= v_;
+    // x_ now holds the landing positions x_{n+1}: each plane's impulse h k v there.
+    impulses_.resize(planes.size());
+    for (std::size_t k = 0; k < planes.size(); ++k)
+      impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_);
+    keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
     kick(kernel, time, v_new_, free_);
-    // x_ now holds the landing positions x_{n+1}.
-    if (!planes.empty()) counters_.pushing_pairs += contact_.apply_reactions(kernel, time, h_, x_);
+    if (!planes.empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     return clock_.time(next_step_);
   }
   if (contact_.any()) plan_multirate_contact(time);
@@ -116,8 +122,18 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   v_start_ = v_;
   x_start_ = x_;
   off_plan_.assign(multirate_->regions().size(), 0);
-  kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   const auto& regions = multirate_->regions();
+  if (std::all_of(regions.begin(), regions.end(), [](const MultirateRegion& r) { return r.m == 1; }) &&
+      free_.size() == vertices_.size()) {
+    // Single rate: the whole step is one kick at t_n, whose angular momentum is kept
+    // (a region at m > 1 takes its increments later, at drifted positions: not done).
+    v_new_ = step_.dv_L;
+    for (std::size_t i = 0; i < regions.size(); ++i) v_new_ += step_.dv_S[i][0];
+    keep_angular_momentum(x_, v_new_, multirate_->settings().rayleigh_alpha);
+    kick(kernel, time, v_new_, free_);
+    return clock_.time(next_step_);
+  }
+  kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   for (std::size_t i = 0; i < regions.size(); ++i) {
     kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);
     if (regions[i].m > 1) {
@@ -203,6 +219,41 @@ void SolidSource::multirate_plane_impulses() {
     }
     impulses_[k] = total;
   }
+}
+
+void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv,
+                                        double alpha) const {
+  if (free_.size() != vertices_.size()) return;  // pins take torques of their own
+  const std::vector<double>& m = model_->lumped_mass();
+  Vec3 centre = Vec3::Zero();
+  double total = 0.0;
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    centre += m[a] * x_n.segment<3>(3 * a);
+    total += m[a];
+  }
+  if (!(total > 0.0)) return;
+  centre /= total;
+  // excess = Σ r × (m Δv − h f_ext + h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n.
+  Vec3 excess = Vec3::Zero();
+  Mat3 inertia = Mat3::Zero();
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    const Vec3 r = x_n.segment<3>(3 * a) - centre;
+    const Vec3 next = v_.segment<3>(3 * a) + dv.segment<3>(3 * a);
+    excess += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)) - h_ * Vec3(f_ext_.segment<3>(3 * a)) +
+                      (h_ * alpha * m[a]) * next);
+    inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+  }
+  const std::vector<TickPlane>& planes = contact_.planes();
+  for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+      if (planes[k].weights[i] != 0.0) {
+        const Vec3 r = x_n.segment<3>(3 * planes[k].vertices[i]) - centre;
+        excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
+      }
+  const Vec3 omega = inertia.ldlt().solve(-excess);
+  if (!omega.allFinite()) return;  // a degenerate (collinear) body: left as solved
+  for (std::size_t a = 0; a < m.size(); ++a)
+    dv.segment<3>(3 * a) += omega.cross(Vec3(x_n.segment<3>(3 * a) - centre));
 }
 
 double SolidSource::potential_energy(const VertexState& state, double t) const {

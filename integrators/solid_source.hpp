@@ -104,6 +104,12 @@ class SolidSource final : public EventSource {
   void multirate_plane_impulses();
   /// The group (−1 L, i region i) of a plane's free vertices; −3: none, or mixed.
   int plane_group(const TickPlane& p) const;
+  /// A free body's step dv (3n, applied at t_n at x_n = x_start) made to change the
+  /// angular momentum by exactly the external impulses' torque — gravity, α damping,
+  /// the planes' impulses_ — by a rigid rotation ω × (x_n − C) about the mass centre C
+  /// (no linear momentum, O(h²)): backward Euler's own change, −h² Σ v_{n+1} × f, and a
+  /// deformed linear-FEM body's torque −Σ u × K u are cancelled.
+  void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha) const;
 
   std::string body_;
   std::vector<Index> vertices_;

@@ -18,13 +18,22 @@
 // vⁿ's (the half step's forces sum to zero), its angular momentum differs by the half
 // step's torque (vⁿ is not visible outside the source).
 //
-// Measured (2026-11-27, each pair's worst reading; the cases print them): linear
-// momentum ≤ 1.7e-13 of Σ m|v| in all 21 pairs. Angular momentum ≤ 1.2e-13 of
-// Σ |x × m v| in the three cloth–cloth pairs (penalty impulses act along the distance
-// direction, AVI and phantom ticks keep L); 1e-4 .. 9e-3 in every pair with a solid:
-// those cases are may_fail (strict checks kept). The solids' own steps change L, not
-// the contact — the control cases below, a lone solid with random initial velocities
-// and no contact at all, drift 5e-5 .. 1.6e-4:
+// Measured (each pair's worst reading; the cases print them): linear momentum
+// ≤ 1.7e-13 of Σ m|v| in all 21 pairs, with the solids' steps seeing the contact in
+// their solves (docs/solids.md "Contact inside the step"). Angular momentum ≤ 1.2e-13
+// of Σ |x × m v| in the three cloth–cloth pairs (penalty impulses act along the
+// distance direction, AVI and phantom ticks keep L), and ≤ 3.4e-14 in the pairs of
+// backward Euler and Zhao m = 1 with each other and with an explicit cloth: their
+// coarse step, one kick at t_n, is rotated rigidly so that it changes L by exactly the
+// external impulses' torque (SolidSource::keep_angular_momentum). Still failing
+// (may_fail, strict checks kept): those solids against a phantom cloth (3–4e-6: the
+// phantom takes the planes' reactions on both copies, at the primary's position), and
+// every pair with a Zhao m = 4 region (1e-4 .. 1.5e-2: the region's increments land
+// later, at drifted positions, and its off-plan responses carry a torque) or a
+// Schroeder solid (1e-4 .. 9e-3). Before the rotation, the solids' own steps changed L,
+// not the contact — the control cases below, a lone solid with random initial
+// velocities and no contact at all, drifted 5e-5 .. 1.6e-4 (backward Euler and Zhao
+// m = 1 now 3e-16 and 2e-14):
 // - linear FEM is not rotation invariant: its forces' torque Σ x × f = Σ u × f =
 //   −Σ u × (K u) (Σ X × K u = 0 since K(ω × X) = 0) is quadratic in the displacement,
 //   so even its exact flow changes L once deformed (a lone backward Euler block: 2.7e-5
@@ -323,8 +332,7 @@ TEST_CASE("contact matrix: phantom cloth and phantom cloth: angular momentum") {
 TEST_CASE("contact matrix: backward_euler and explicit cloth: linear momentum") {
   check_linear(Kind::BackwardEuler, Kind::Explicit);
 }
-TEST_CASE("contact matrix: backward_euler and explicit cloth: angular momentum" *
-          doctest::may_fail()) {
+TEST_CASE("contact matrix: backward_euler and explicit cloth: angular momentum") {
   check_angular(Kind::BackwardEuler, Kind::Explicit);
 }
 TEST_CASE("contact matrix: backward_euler and phantom cloth: linear momentum") {
@@ -337,14 +345,13 @@ TEST_CASE("contact matrix: backward_euler and phantom cloth: angular momentum" *
 TEST_CASE("contact matrix: backward_euler and backward_euler: linear momentum") {
   check_linear(Kind::BackwardEuler, Kind::BackwardEuler);
 }
-TEST_CASE("contact matrix: backward_euler and backward_euler: angular momentum" *
-          doctest::may_fail()) {
+TEST_CASE("contact matrix: backward_euler and backward_euler: angular momentum") {
   check_angular(Kind::BackwardEuler, Kind::BackwardEuler);
 }
 TEST_CASE("contact matrix: zhao m = 1 and explicit cloth: linear momentum") {
   check_linear(Kind::Zhao1, Kind::Explicit);
 }
-TEST_CASE("contact matrix: zhao m = 1 and explicit cloth: angular momentum" * doctest::may_fail()) {
+TEST_CASE("contact matrix: zhao m = 1 and explicit cloth: angular momentum") {
   check_angular(Kind::Zhao1, Kind::Explicit);
 }
 TEST_CASE("contact matrix: zhao m = 1 and phantom cloth: linear momentum") {
@@ -356,13 +363,13 @@ TEST_CASE("contact matrix: zhao m = 1 and phantom cloth: angular momentum" * doc
 TEST_CASE("contact matrix: zhao m = 1 and backward_euler: linear momentum") {
   check_linear(Kind::Zhao1, Kind::BackwardEuler);
 }
-TEST_CASE("contact matrix: zhao m = 1 and backward_euler: angular momentum" * doctest::may_fail()) {
+TEST_CASE("contact matrix: zhao m = 1 and backward_euler: angular momentum") {
   check_angular(Kind::Zhao1, Kind::BackwardEuler);
 }
 TEST_CASE("contact matrix: zhao m = 1 and zhao m = 1: linear momentum") {
   check_linear(Kind::Zhao1, Kind::Zhao1);
 }
-TEST_CASE("contact matrix: zhao m = 1 and zhao m = 1: angular momentum" * doctest::may_fail()) {
+TEST_CASE("contact matrix: zhao m = 1 and zhao m = 1: angular momentum") {
   check_angular(Kind::Zhao1, Kind::Zhao1);
 }
 TEST_CASE("contact matrix: zhao m = 4 and explicit cloth: linear momentum") {
@@ -433,10 +440,10 @@ TEST_CASE("contact matrix: schroeder and schroeder: angular momentum" * doctest:
 }
 
 // Controls: without contact the solids change angular momentum too (see the top).
-TEST_CASE("contact matrix control: backward_euler alone" * doctest::may_fail()) {
+TEST_CASE("contact matrix control: backward_euler alone") {
   check_alone(Kind::BackwardEuler);
 }
-TEST_CASE("contact matrix control: zhao m = 1 alone" * doctest::may_fail()) {
+TEST_CASE("contact matrix control: zhao m = 1 alone") {
   check_alone(Kind::Zhao1);
 }
 TEST_CASE("contact matrix control: zhao m = 4 alone" * doctest::may_fail()) {
