@@ -485,6 +485,9 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
         // direction alone does not call for another solve: it lags one round).
         const Vec3 u = v.segment<3>(3 * k.vertex) + dv_.segment<3>(3 * k.vertex);
         const Vec3 slide = tangential_part(u, k.normal);
+        // A slide the friction impulse reversed: it was more than the impulse that stops
+        // the particle (see below).
+        k.overshot = slide.dot(k.friction) > 0.0;
         const Vec3 along = slide.norm() > 0.0 ? Vec3(-slide) : k.friction;
         k.friction = limit / along.norm() * along;
       }
@@ -527,6 +530,22 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
     ++counters_.contact_resolves;
   }
   released_.clear();
+  // Coulomb friction stops a slide, it never reverses it. The kinetic friction of a
+  // sliding contact is a known impulse μ J_n of the solve; where that is more than the
+  // impulse that stops the particle (its tangential velocity after the solve points
+  // along the friction), the particle is stopped instead: its tangential velocity is
+  // removed, which only takes kinetic energy out. Without this the ball of
+  // demos/schroeder_sphere.json never rested at frame steps: the heavily loaded contact
+  // patch slid every update, friction reversing the slides by up to 0.5 m/s, and the
+  // ball walked about the plane with 0.01–0.05 J of kinetic energy (docs/solids.md
+  // "Schroeder", decision 11). Re-solving with those contacts sticking again cost
+  // contact rounds (more updates stopped at kMaxContactRounds) for the same rest.
+  for (Contact& k : contacts_) {
+    if (k.stick || !k.overshot) continue;
+    auto da = dv_.segment<3>(3 * k.vertex);
+    da -= tangential_part(v.segment<3>(3 * k.vertex) + da, k.normal);
+    k.overshot = false;
+  }
 }
 
 void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {

@@ -177,6 +177,7 @@ class SchroederStepper {
     double impulse = 0.0;           ///< normal impulse the constraint took, N·s (< 0: pulls)
     Vec3 tangential = Vec3::Zero();  ///< sticking: the tangential impulse it took, N·s
     Vec3 friction = Vec3::Zero();    ///< sliding: the friction impulse applied, N·s
+    bool overshot = false;  ///< sliding: the last solve's friction reversed its slide
   };
   /// The §6 contacts of the last update (constrain_collisions): after a position
   /// update those it landed, after a velocity update those that held (the seeds of
