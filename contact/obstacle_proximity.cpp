@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "contact/distance.hpp"
 
@@ -33,6 +34,24 @@ ObstacleContact canonical(const std::array<Index, 3>& vertices, const Vec3& weig
   return c;
 }
 
+/// Whether closest-point weights `w` on an obstacle triangle (exactly zero where
+/// clamped, as closest_point_triangle returns them) land on an edge or vertex that
+/// `flat` (vertex bits 0–2, edge bits 3–5) marks flat.
+bool clamped_to_flat(const Vec3& w, std::uint8_t flat) {
+  const int zeros = (w.array() == 0.0).count();
+  if (zeros == 1) {
+    int m = 0;
+    while (w[m] != 0.0) ++m;
+    return flat & (8u << ((m + 1) % 3));  // the edge opposite corner m
+  }
+  if (zeros == 2) {
+    int m = 0;
+    while (w[m] == 0.0) ++m;
+    return flat & (1u << m);
+  }
+  return false;
+}
+
 }  // namespace
 
 OwnedTriangles::OwnedTriangles(std::vector<std::array<Index, 3>> t) : triangles(std::move(t)) {
@@ -54,8 +73,53 @@ OwnedTriangles::OwnedTriangles(std::vector<std::array<Index, 3>> t) : triangles(
 ObstacleProximity::ObstacleProximity(std::vector<std::array<Index, 3>> triangles, double reach)
     : obstacles_(std::move(triangles)), cell_(reach) {
   assert(reach > 0.0);
-  corners_.resize(3 * obstacles_.triangles.size());
-  bins_.reserve(8 * obstacles_.triangles.size());
+  const auto& tris = obstacles_.triangles;
+  const std::size_t n = tris.size();
+  corners_.resize(3 * n);
+  bins_.reserve(8 * n);
+  // Vertices numbered in order of their global index.
+  std::vector<Index> vertices;
+  for (const auto& tri : tris) vertices.insert(vertices.end(), tri.begin(), tri.end());
+  std::sort(vertices.begin(), vertices.end());
+  vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+  vertex_of_.resize(n);
+  fan_start_.assign(vertices.size() + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const auto v = static_cast<std::uint32_t>(std::lower_bound(vertices.begin(), vertices.end(), tris[i][k]) -
+                                                vertices.begin());
+      vertex_of_[i][k] = v;
+      ++fan_start_[v + 1];
+    }
+  for (std::size_t v = 0; v < vertices.size(); ++v) fan_start_[v + 1] += fan_start_[v];
+  fan_.resize(3 * n);
+  std::vector<std::uint32_t> next(fan_start_.begin(), fan_start_.end() - 1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) fan_[next[vertex_of_[i][k]]++] = static_cast<std::uint32_t>(i);
+  // Edges: (low vertex, high vertex, triangle, corner), sorted so that a shared edge's
+  // triangles are adjacent.
+  std::vector<std::tuple<Index, Index, std::uint32_t, int>> sides;
+  sides.reserve(3 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const auto [a, b] = std::minmax(tris[i][k], tris[i][(k + 1) % 3]);
+      sides.emplace_back(a, b, static_cast<std::uint32_t>(i), k);
+    }
+  std::sort(sides.begin(), sides.end());
+  edge_of_.resize(n);
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const auto& [a, b, tri, k] = sides[i];
+    if (i == 0 || std::get<0>(sides[i - 1]) != a || std::get<1>(sides[i - 1]) != b)
+      edge_triangles_.emplace_back();
+    EdgeTriangles& e = edge_triangles_.back();
+    if (e.count < 2) e.triangle[e.count] = tri;
+    ++e.count;
+    edge_of_[tri][k] = static_cast<std::uint32_t>(edge_triangles_.size() - 1);
+  }
+  normals_.resize(n);
+  edge_flat_.resize(edge_triangles_.size());
+  vertex_flat_.resize(vertices.size());
+  flat_.resize(n);
 }
 
 std::uint64_t ObstacleProximity::key(const Eigen::Vector3i& c) const {
@@ -105,6 +169,63 @@ void ObstacleProximity::rebuild(const VertexState& s, double t) {
           bins_.emplace_back(key({x, y, z}), static_cast<std::uint32_t>(i));
   }
   std::sort(bins_.begin(), bins_.end());
+  mark_flat();
+}
+
+void ObstacleProximity::mark_flat() {
+  const auto& tris = obstacles_.triangles;
+  const auto at = [&](std::uint32_t i, int k) -> const Vec3& { return corners_[3 * i + k]; };
+  for (std::size_t i = 0; i < tris.size(); ++i) {
+    const auto j = static_cast<std::uint32_t>(i);
+    const Vec3 c = (at(j, 1) - at(j, 0)).cross(at(j, 2) - at(j, 0));
+    const double area2 = c.norm();
+    // A degenerate triangle has no plane: NaN fails every comparison below.
+    normals_[i] = area2 > 0.0 ? Vec3(c / area2) : Vec3::Constant(std::nan(""));
+  }
+  // Coplanar to ~1e-12: a ground built of coplanar vertices is flat up to rounding,
+  // any ridge or valley a body can feel is far steeper.
+  constexpr double kCoplanar = 1e-12;
+  const auto parallel = [](const Vec3& a, const Vec3& b) { return a.cross(b).norm() <= kCoplanar; };
+  for (std::size_t e = 0; e < edge_triangles_.size(); ++e) {
+    const EdgeTriangles& et = edge_triangles_[e];
+    bool flat = et.count == 2 && parallel(normals_[et.triangle[0]], normals_[et.triangle[1]]);
+    if (flat) {
+      // Coplanar normals also describe a fold flat onto itself (a knife edge): the
+      // triangles' third corners must lie on opposite sides of the edge. Found
+      // through the first triangle's corners, whatever either's winding.
+      const std::uint32_t t0 = et.triangle[0], t1 = et.triangle[1];
+      int k0 = 0, k1 = 0;
+      while (edge_of_[t0][k0] != e) ++k0;
+      while (edge_of_[t1][k1] != e) ++k1;
+      const Vec3& a = at(t0, k0);
+      const Vec3 edge = at(t0, (k0 + 1) % 3) - a;
+      const Vec3 side0 = edge.cross(at(t0, (k0 + 2) % 3) - a);
+      const Vec3 side1 = edge.cross(at(t1, (k1 + 2) % 3) - a);
+      flat = side0.dot(side1) < 0.0;
+    }
+    edge_flat_[e] = flat;
+  }
+  // A flat vertex: every incident edge flat (so its fan is closed and unfolded) and
+  // every incident triangle in one plane (a non-manifold vertex may join two fans).
+  for (std::size_t v = 0; v + 1 < fan_start_.size(); ++v) {
+    bool flat = true;
+    const Vec3& first = normals_[fan_[fan_start_[v]]];
+    for (std::uint32_t f = fan_start_[v]; f < fan_start_[v + 1] && flat; ++f) {
+      const std::uint32_t i = fan_[f];
+      int k = 0;
+      while (vertex_of_[i][k] != v) ++k;
+      flat = parallel(normals_[i], first) && edge_flat_[edge_of_[i][k]] && edge_flat_[edge_of_[i][(k + 2) % 3]];
+    }
+    vertex_flat_[v] = flat;
+  }
+  for (std::size_t i = 0; i < tris.size(); ++i) {
+    std::uint8_t mask = 0;
+    for (int k = 0; k < 3; ++k) {
+      if (vertex_flat_[vertex_of_[i][k]]) mask |= std::uint8_t(1u << k);
+      if (edge_flat_[edge_of_[i][k]]) mask |= std::uint8_t(8u << k);
+    }
+    flat_[i] = mask;
+  }
 }
 
 void ObstacleProximity::candidates(const Vec3& lo, const Vec3& hi) {
@@ -130,7 +251,9 @@ void ObstacleProximity::pair_features(const VertexState& s, const std::array<Ind
                                       std::uint32_t j, double reach,
                                       std::vector<ObstacleContact>& out) const {
   const auto& obstacle = obstacles_.triangles[j];
-  const std::uint8_t obstacle_owns = obstacles_.owns[j];
+  const std::uint8_t flat = flat_[j];
+  // Flat obstacle vertices and edges bring no pair of their own (see the header).
+  const std::uint8_t obstacle_owns = obstacles_.owns[j] & std::uint8_t(~flat);
   const Vec3* P = &corners_[3 * j];
   const auto velocity = [&](int k) { return s.velocity(obstacle[k]); };
   // Surface vertex – obstacle face.
@@ -138,7 +261,16 @@ void ObstacleProximity::pair_features(const VertexState& s, const std::array<Ind
     if (!(surface_owns & (1u << k))) continue;
     const Vec3 w = closest_point_triangle(x.col(k), P[0], P[1], P[2]);
     const Vec3 p = w[0] * P[0] + w[1] * P[1] + w[2] * P[2];
-    if ((x.col(k) - p).norm() > reach) continue;
+    const Vec3 d = x.col(k) - p;
+    if (d.norm() > reach) continue;
+    if (flat && clamped_to_flat(w, flat)) {
+      // Clamped onto a flat edge or vertex: the point lies over a neighbouring
+      // triangle, which answers it, unless it lies exactly over this edge or vertex
+      // (the normal is then the face's, up to the rounding of p).
+      const Vec3& m = normals_[j];
+      const double tolerance = 1e-12 * d.norm() + 1e-14 * (x.col(k).norm() + p.norm());
+      if ((d - d.dot(m) * m).norm() > tolerance) continue;
+    }
     out.push_back(canonical({surface[k], surface[k], surface[k]}, Vec3(1.0, 0.0, 0.0), p,
                             w[0] * velocity(0) + w[1] * velocity(1) + w[2] * velocity(2)));
   }

@@ -3,8 +3,13 @@
 // obstacle triangle within reach — surface vertex–obstacle face, obstacle vertex–
 // surface face, edge–edge — is reported once, with the same closest points, and
 // nothing else is; a moving obstacle is found where it is at the queried time.
+// Flat obstacle edges and vertices (coplanar neighbours) bring no pairs of their own:
+// on a tessellated ground every pair is vertical and every point within reach has one,
+// while a box's ridges and corners keep their slanted pairs.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <numbers>
 #include <random>
 
 #include "contact/distance.hpp"
@@ -152,6 +157,149 @@ TEST_CASE("obstacle proximity: every feature pair within reach once, as brute fo
     }
   }
   CHECK(proximity.max_speed() == doctest::Approx(0.5));
+}
+
+/// The unit normal of a contact, from the obstacle point to the surface point.
+Vec3 contact_normal(const VertexState& s, const ObstacleContact& c) {
+  Vec3 y = Vec3::Zero();
+  for (int i = 0; i < 3; ++i) y += c.weights[i] * s.position_at(c.vertices[i], 0.0);
+  return (y - c.point).normalized();
+}
+
+/// Whether `c` is vertex `v` against the obstacle.
+bool is_vertex(const ObstacleContact& c, Index v) {
+  return c.vertices == std::array<Index, 3>{v, v, v} && c.weights == Vec3(1, 0, 0);
+}
+
+TEST_CASE("obstacle proximity: a flat ground of several triangles gives only vertical pairs, and one to every point within reach") {
+  VertexState s;
+  // A 4 × 4-cell ground at z = 0.3 over [-1, 1]², two triangles a cell, diagonals
+  // alternating (interior vertices of 4 and 8 triangles), every third triangle wound
+  // the other way (flatness does not depend on winding).
+  Tris ground;
+  const double z0 = 0.3;
+  for (int j = 0; j <= 4; ++j)
+    for (int i = 0; i <= 4; ++i) s.add(Vec3(-1.0 + 0.5 * i, -1.0 + 0.5 * j, z0), Vec3::Zero(), kNever);
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 4; ++i) {
+      const Index a = 5 * j + i, b = a + 1, c = a + 6, d = a + 5;
+      if ((i + j) % 2 == 0) {
+        ground.push_back({a, b, c});
+        ground.push_back({a, c, d});
+      } else {
+        ground.push_back({a, b, d});
+        ground.push_back({b, c, d});
+      }
+    }
+  for (std::size_t t = 0; t < ground.size(); t += 3) std::swap(ground[t][1], ground[t][2]);
+  // Surface: a soup of tilted triangles over the ground's middle (kept a reach away
+  // from its boundary, whose edges and corners are real features), some corners
+  // exactly over interior vertices and edges.
+  const double reach = 0.2;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> across(-0.6, 0.6), height(z0 + 0.01, z0 + 0.3), side(-0.15, 0.15);
+  Tris surface;
+  std::vector<Vec3> over_features = {Vec3(0, 0, 0), Vec3(0.5, 0, 0), Vec3(0.25, 0.25, 0), Vec3(-0.25, 0.25, 0),
+                                     Vec3(0.5, 0.5, 0), Vec3(0.5, 0.1, 0), Vec3(0.3, 0, 0), Vec3(-0.2, -0.3, 0)};
+  for (int t = 0; t < 300; ++t) {
+    Vec3 a(across(rng), across(rng), height(rng));
+    if (t < static_cast<int>(over_features.size())) {
+      a.head<2>() = over_features[t].head<2>();
+      a.z() = z0 + (t % 2 ? 1e-3 : 0.05);
+    }
+    const Index first = s.add(a, Vec3::Zero(), 1e-3);
+    for (int k = 0; k < 2; ++k) {
+      const Vec3 b(a.x() + side(rng), a.y() + side(rng), height(rng));
+      s.add(b, Vec3::Zero(), 1e-3);
+    }
+    surface.push_back({first, first + 1, first + 2});
+  }
+  ObstacleProximity proximity(ground, reach);
+  const OwnedTriangles owned(surface);
+  std::vector<ObstacleContact> found;
+  proximity.find(s, 0.0, owned, reach, found);
+  REQUIRE(found.size() > 300);
+  for (const ObstacleContact& c : found) {
+    CAPTURE(c.point.transpose());
+    CHECK((contact_normal(s, c) - Vec3::UnitZ()).norm() <= 1e-12);
+  }
+  // Every surface vertex within reach has its vertical pair, its foot on the ground.
+  int within = 0;
+  for (const auto& tri : surface)
+    for (const Index v : tri) {
+      const Vec3 x = s.position(v);
+      if (x.z() - z0 > reach) continue;
+      ++within;
+      int pairs = 0;
+      for (const ObstacleContact& c : found)
+        pairs += is_vertex(c, v) && (c.point - Vec3(x.x(), x.y(), z0)).norm() <= 1e-12;
+      CAPTURE(x.transpose());
+      CHECK(pairs == 1);
+    }
+  CHECK(within > 500);
+  // Without the rule the same query has slanted pairs: the check above sees them.
+  int slanted = 0;
+  for (const Pair& p : brute_force(s, 0.0, surface, ground, reach)) {
+    Vec3 y = Vec3::Zero();
+    for (int i = 0; i < 3; ++i) y += p.weights[i] * s.position(p.vertices[i]);
+    slanted += ((y - p.point).normalized() - Vec3::UnitZ()).norm() > 1e-6;
+  }
+  CHECK(slanted > 100);
+}
+
+TEST_CASE("obstacle proximity: a box's ridges and corners keep their slanted pairs, its face diagonals give none") {
+  VertexState s;
+  // The unit box, 12 triangles: each face's diagonal is a flat edge, its 12 edges
+  // ridges, its 8 corners corners.
+  for (int k = 0; k < 8; ++k) s.add(Vec3(k & 1, (k >> 1) & 1, (k >> 2) & 1), Vec3::Zero(), kNever);
+  const Tris box = {{0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6}, {0, 1, 5}, {0, 5, 4},
+                    {2, 6, 7}, {2, 7, 3}, {0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5}};
+  // One surface triangle reaching over the top face's y = 0 ridge, a corner over
+  // the top face's diagonal; another with a corner beside the box's corner (1, 0, 1).
+  const Index a = s.add(Vec3(0.4, -0.03, 1.04), Vec3::Zero(), 1e-3);
+  s.add(Vec3(0.5, 0.5, 1.05), Vec3::Zero(), 1e-3);
+  s.add(Vec3(0.6, 0.3, 1.06), Vec3::Zero(), 1e-3);
+  const Index corner = s.add(Vec3(1.02, -0.03, 1.04), Vec3::Zero(), 1e-3);
+  s.add(Vec3(1.3, -0.1, 1.2), Vec3::Zero(), 1e-3);
+  s.add(Vec3(1.2, 0.1, 1.3), Vec3::Zero(), 1e-3);
+  // And a triangle facing the corner (1, 0, 1) along (1, -1, 1), 5 cm off it.
+  const Vec3 n = Vec3(1, -1, 1).normalized(), q = Vec3(1, 0, 1) + 0.05 * n;
+  const Vec3 u = Vec3(1, 1, 0).normalized(), w = n.cross(u);
+  const Index facing = s.size();
+  for (int k = 0; k < 3; ++k) {
+    const double angle = 2.0 * std::numbers::pi * k / 3.0;
+    s.add(q + 0.1 * (std::cos(angle) * u + std::sin(angle) * w), Vec3::Zero(), 1e-3);
+  }
+  const Tris surface = {{a, a + 1, a + 2}, {corner, corner + 1, corner + 2}, {facing, facing + 1, facing + 2}};
+  const double reach = 0.1;
+  ObstacleProximity proximity(box, reach);
+  const OwnedTriangles owned(surface);
+  std::vector<ObstacleContact> found;
+  proximity.find(s, 0.0, owned, reach, found);
+  const auto count = [&](Index v, const Vec3& foot, const Vec3& normal) {
+    int pairs = 0;
+    for (const ObstacleContact& c : found)
+      pairs += is_vertex(c, v) && (c.point - foot).norm() <= 1e-12 && (contact_normal(s, c) - normal).norm() <= 1e-12;
+    return pairs;
+  };
+  CHECK(count(a, Vec3(0.4, 0, 1), Vec3(0, -0.6, 0.8)) == 1);       // beside the ridge
+  CHECK(count(a + 1, Vec3(0.5, 0.5, 1), Vec3::UnitZ()) == 1);      // over the diagonal
+  CHECK(count(a + 2, Vec3(0.6, 0.3, 1), Vec3::UnitZ()) == 1);      // over the face
+  CHECK(count(corner, Vec3(1, 0, 1), Vec3(0.02, -0.03, 0.04).normalized()) == 1);
+  // The surface edge over the ridge meets it (edge–edge), the box's corner meets the
+  // lone triangle's face; nothing lands on the top face off the vertical.
+  int ridge = 0, box_corner = 0;
+  for (const ObstacleContact& c : found) {
+    const int used = (c.weights.array() != 0.0).count();
+    ridge += used == 2 && std::abs(c.point.y()) <= 1e-12 && std::abs(c.point.z() - 1) <= 1e-12;
+    box_corner += used == 3 && (c.point - Vec3(1, 0, 1)).norm() <= 1e-12 &&
+                  (contact_normal(s, c) - n).norm() <= 1e-12;
+    const bool top_inside = std::abs(c.point.z() - 1) <= 1e-12 && (c.point.head<2>().array() > 1e-9).all() &&
+                            (c.point.head<2>().array() < 1 - 1e-9).all();
+    if (top_inside) CHECK((contact_normal(s, c) - Vec3::UnitZ()).norm() <= 1e-12);
+  }
+  CHECK(ridge >= 1);
+  CHECK(box_corner == 1);
 }
 
 }  // namespace
