@@ -103,11 +103,12 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
                    "iterations (|grad| {:.3g}); the last iterate is used",
                    body_, time, r.newton_iterations, r.gradient_norm);
     }
-    v_new_ -= v_;
     // x_ now holds the landing positions x_{n+1}: each plane's impulse h k v there.
     impulses_.resize(planes.size());
     for (std::size_t k = 0; k < planes.size(); ++k)
       impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_);
+    contact_.obstacle_friction(impulses_, fixed_, model_->lumped_mass(), v_new_, friction_);
+    v_new_ -= v_;
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
     kick(kernel, time, v_new_, free_);
     if (!planes.empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
@@ -115,9 +116,21 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   }
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
+  friction_.setZero(x_.size());
   if (!contact_.planes().empty()) {
     multirate_plane_impulses();
     counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
+    // Friction on the step's end velocities; the change joins every increment of the
+    // vertex (L: Δv^L; a region: each Δv^S_{0,r}, so the first kick carries it).
+    v_end_ = v_ + step_.dv_L;
+    for (std::size_t i = 0; i < step_.dv_S.size(); ++i) v_end_ += step_.dv_S[i].back();
+    v_new_ = v_end_;
+    contact_.obstacle_friction(impulses_, fixed_, model_->lumped_mass(), v_end_, friction_);
+    v_end_ -= v_new_;
+    for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) += v_end_.segment<3>(3 * a);
+    for (std::size_t i = 0; i < step_.dv_S.size(); ++i)
+      for (Eigen::VectorXd& dv : step_.dv_S[i])
+        for (Index a : multirate_->regions()[i].vertices) dv.segment<3>(3 * a) += v_end_.segment<3>(3 * a);
   }
   v_start_ = v_;
   x_start_ = x_;
@@ -243,6 +256,9 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
                       (h_ * alpha * m[a]) * next);
     inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
   }
+  if (friction_.size() == dv.size())
+    for (std::size_t a = 0; a < m.size(); ++a)
+      excess -= Vec3(x_n.segment<3>(3 * a) - centre).cross(Vec3(friction_.segment<3>(3 * a)));
   const std::vector<TickPlane>& planes = contact_.planes();
   for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
     for (int i = 0; i < TickPlane::kMaxVertices; ++i)

@@ -132,7 +132,9 @@ class SolidSource final : public EventSource {
   Eigen::VectorXd x_start_;  ///< positions at t_n (multi-rate: the plan's start)
   std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
   SolveContact contact_{false};  ///< no self pairs: a tet's step couples only its tets
-  std::vector<double> impulses_;  ///< per plane, over a multi-rate step
+  std::vector<double> impulses_;  ///< per plane, over a step
+  Eigen::VectorXd friction_;      ///< the obstacle planes' friction impulses (3n), a step's
+  Eigen::VectorXd v_end_;
   Eigen::VectorXd x_pred_;
   SolidCounters counters_;
 };

@@ -66,6 +66,40 @@ int SolveContact::apply_reactions(Kernel& kernel, double time, double h,
   return apply_impulses(kernel, time, impulses_);
 }
 
+void SolveContact::obstacle_friction(std::span<const double> impulses, const std::vector<bool>& fixed,
+                                     const std::vector<double>& mass, Eigen::VectorXd& v,
+                                     Eigen::VectorXd& impulse) const {
+  impulse.setZero(v.size());
+  const double mu = obstacle_settings_.friction;
+  if (!(mu > 0.0)) return;
+  for (std::size_t k = 0; k < planes_.size(); ++k) {
+    const TickContactFeature& f = plane_features_[k];
+    if (f.pair || !(impulses[k] > 0.0)) continue;
+    const TickPlane& p = planes_[k];
+    Vec3 u = -f.velocity;  // the point's velocity relative to the obstacle's
+    double inverse = 0.0;
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
+      if (p.weights[i] == 0.0) continue;
+      const Index a = p.vertices[i];
+      u += p.weights[i] * v.segment<3>(3 * static_cast<Eigen::Index>(a));
+      if (!fixed[a]) inverse += p.weights[i] * p.weights[i] / mass[a];
+    }
+    const Vec3 tangential = u - p.normal.dot(u) * p.normal;
+    const double speed = tangential.norm();
+    if (!(speed > 0.0) || !(inverse > 0.0)) continue;
+    // Stop the slide if μ Λ suffices (sticking), else take μ Λ off it (sliding).
+    const double J = std::min(speed / inverse, mu * impulses[k]);
+    const Vec3 dJ = (-J / speed) * tangential;
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
+      const Index a = p.vertices[i];
+      if (p.weights[i] == 0.0 || fixed[a]) continue;
+      const auto o = 3 * static_cast<Eigen::Index>(a);
+      v.segment<3>(o) += (p.weights[i] / mass[a]) * dJ;
+      impulse.segment<3>(o) += p.weights[i] * dJ;
+    }
+  }
+}
+
 int SolveContact::apply_impulses(Kernel& kernel, double time, std::span<const double> impulses) const {
   VertexState& s = kernel.state();
   int pushing = 0;

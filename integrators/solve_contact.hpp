@@ -71,6 +71,9 @@ struct TickContactSettings {
   /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for
   /// 4 m/s at 1 ms with κ = 10); stiffer planes cost solver iterations (docs/phantom.md).
   double stiffness = 10.0;
+  /// Coulomb μ of the obstacle planes (solids: the scene contact's `friction`; the
+  /// planes carry no friction in a phantom tick): SolveContact::obstacle_friction.
+  double friction = 0.0;
 };
 
 
@@ -120,6 +123,17 @@ class SolveContact {
   /// The same with each plane's impulse Λ given (a multi-rate step sums it over its
   /// substeps).
   int apply_impulses(Kernel& kernel, double time, std::span<const double> impulses) const;
+  /// Coulomb friction of the obstacle planes that pushed (impulse Λ > 0), after the
+  /// solve: the point's velocity relative to the obstacle's, `v` (local, 3n: the step's
+  /// end velocities, changed in place), loses its tangential part up to μ Λ / m_eff,
+  /// never reversed (planes in turn, each from the velocities the previous left);
+  /// the impulse on vertex i is w_i J, J along −t̂. `impulse` (3n) receives the friction
+  /// impulse per vertex (an external impulse). The planes' friction is otherwise
+  /// absent: a solid resting on its planes no longer enters the layers, whose friction
+  /// used to hold it.
+  void obstacle_friction(std::span<const double> impulses, const std::vector<bool>& fixed,
+                         const std::vector<double>& mass, Eigen::VectorXd& v,
+                         Eigen::VectorXd& impulse) const;
 
   std::uint64_t obstacle_planes = 0;  ///< planes made, summed over steps
   std::uint64_t pair_planes = 0;

@@ -850,6 +850,9 @@ class SceneBuilder {
       std::vector<std::array<Index, 3>> surface;
       for (const auto& tri : body.triangles) surface.push_back({first + tri[0], first + tri[1], first + tri[2]});
       if (!(t.settings.clearance > 0.0)) t.settings.clearance = 2.0 * params.eta1;
+      // A solid's planes carry the contact's friction (a solid resting on them no
+      // longer enters the layers that hold the friction); a phantom tick's do not.
+      if (t.solid) t.settings.friction = params.friction;
       const double h = t.step();
       t.set_obstacles(
           [grid, &state, h, first, surface = OwnedTriangles(std::move(surface)),
