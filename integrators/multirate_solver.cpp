@@ -221,7 +221,9 @@ std::size_t MultirateSolver::interface_dofs() const {
 
 void MultirateSolver::linearise(const Vector& x0) {
   const auto t0 = Clock::now();
-  const bool psd = model_.kind() == FemKind::Corotational;
+  // Linear FEM's K is PSD already: projecting it would only cost (both forms are one).
+  const bool psd = model_.kind() == FemKind::Corotational &&
+                   settings_.damping == MultirateDamping::Projected;
   model_.stiffness(x0, K_, psd);
   had_planes_ = !planes_.empty();
   if (had_planes_) {

@@ -28,7 +28,8 @@
 ///
 /// Linear FEM: K is constant, so A^S, the Schur complement and its factorisation are
 /// computed once. Corotational: re-linearised at every large step (Algorithm 2) with
-/// the PSD-projected tangent stiffness (so that A^S stays positive definite).
+/// the PSD-projected tangent stiffness (so that A^S stays positive definite) or, with
+/// MultirateDamping::Tangent, the exact tangent K(x_n) of eq. 5 as printed (below).
 /// Prescribed (fixed) vertices are in no region: their velocity is given and enters
 /// the right-hand sides through K v_0 and D v_0 (eq. 29–30 over all columns).
 #include <Eigen/Sparse>
@@ -70,6 +71,37 @@ enum class MultirateCoupling {
   Conservative,
 };
 
+/// Which stiffness K(x_n) the step linearises with — the K of the stiffness terms and
+/// of Rayleigh damping D = α M + β K alike. Every block of eq. 23 is a multiple of one
+/// K (B_r = c_r K^SL, E_i = e_i K^LS, A^S = (1 + h α) M + (h β + h²) K^SS, G = h² K^SS),
+/// which is what the Schur path is built on (Algorithm 1's G X_r = γ (A^S X_r − …),
+/// the rank-|I| interface of W = K^SL[:, J]); a D with another K than the stiffness
+/// terms would double every coupling block, so the choice of D's K is the choice of
+/// the step's K. The step solved (all regions at m = 1: backward Euler's linearised
+/// step, BackwardEuler with max_newton = 1) is
+///   ((1 + hα) M + (hβ + h²) K) Δv = h (f_ext − f_int(x_n) − α M v_n − (β + h) K v_n).
+/// Linear FEM: K is constant and PSD, so both are the same step, bit for bit.
+enum class MultirateDamping {
+  /// K = K̂(x_n), each element block projected to PSD (default; the solver's behaviour
+  /// before the choice existed): D is PSD, so the damping force β K̂ v never does
+  /// positive work, and A^S, A^L (and substep_change's matrix) are positive definite in
+  /// any state. The same step as BackwardEuler {max_newton 1, fix LocalClamp, damping
+  /// ProjectedAtStart}. Differs from eq. 5 wherever an element's tangent is indefinite
+  /// (corotational elements under compression).
+  Projected,
+  /// K = K(x_n), the unprojected tangent at the linearisation point: Zhao's eq. 5 as
+  /// printed (BackwardEuler {max_newton 1, fix None, damping TangentAtEnd}); the
+  /// multi-rate step is one linear solve at x_n, so the tangent "at the end" of
+  /// backward Euler's Newton iteration is the tangent at x_n here. Where K(x_n) is
+  /// indefinite β vᵀ K v can be negative (damping that adds energy), and A^S can lose
+  /// definiteness: its Cholesky fails and step() throws NumericalFailure ("multirate:
+  /// A^S is not positive definite"; substep_change() likewise for its matrix). H^LL* is
+  /// factored by LU (or LDLᵀ if symmetric), which needs no
+  /// definiteness: it throws only where H^LL* is singular, and an indefinite H^LL* is
+  /// solved as it is.
+  Tangent,
+};
+
 struct MultirateSettings {
   double h_L = 0.0;              ///< s, > 0
   double rayleigh_alpha = 0.0;   ///< 1/s
@@ -85,6 +117,7 @@ struct MultirateSettings {
   /// faster here; docs/performance.md's Table 1 analogue reports both.
   bool block_cholesky = true;
   MultirateCoupling coupling = MultirateCoupling::Conservative;
+  MultirateDamping damping = MultirateDamping::Projected;
 };
 
 /// Result of one large step.

@@ -235,7 +235,7 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     source.use_backward_euler(f.at("h").positive(), s);
     return;
   }
-  f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling",
+  f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling", "damping",
                  "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
                  "deformable_contact", "deformable_stiffness", "deformable_clearance"});
   MultirateSettings s;
@@ -248,6 +248,9 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
   if (auto c = f.find("coupling"))
     s.coupling = c->choice({"conservative", "paper"}) == "paper" ? MultirateCoupling::Paper
                                                                  : MultirateCoupling::Conservative;
+  if (auto d = f.find("damping"))
+    s.damping = d->choice({"projected", "tangent"}) == "tangent" ? MultirateDamping::Tangent
+                                                                 : MultirateDamping::Projected;
   const JsonField list = f.at("regions");
   if (list.array_size() == 0) list.fail("needs at least one small-step region");
   std::vector<MultirateRegion> regions;
