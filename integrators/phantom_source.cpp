@@ -266,76 +266,27 @@ double PhantomSource::next_tick_time(bool converged) {
 
 void PhantomSource::find_contact_planes(const VertexState& s, double time) {
   problem_.planes.clear();
-  plane_features_.clear();
-  if (!obstacles_ && !pairs_) return;
+  if (!contact_.any()) return;
   // How far a surface point can get from where it is: both copies' velocities over a
   // tick, doubled.
   double speed = 0.0;
   for (std::size_t a = 0; a < vertices_.size(); ++a)
     if (free_[a])
       speed = std::max({speed, s.velocity(vertices_[a]).norm(), v_tilde_.segment<3>(3 * a).norm()});
-  if (obstacles_) {
-    obstacles_(time, 2.0 * (obstacle_settings_.clearance + problem_.h * speed), features_);
-    add_planes(s, obstacle_settings_);
+  primary_.resize(3 * static_cast<Eigen::Index>(vertices_.size()));
+  fixed_.resize(vertices_.size());
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    primary_.segment<3>(3 * a) = s.position(vertices_[a]);
+    fixed_[a] = !free_[a];
   }
-  if (pairs_) {
-    pairs_(time, 2.0 * (pair_settings_.clearance + problem_.h * speed), features_);
-    add_planes(s, pair_settings_);
-  }
-}
-
-void PhantomSource::add_planes(const VertexState& s, const TickContactSettings& settings) {
-  for (const TickContactFeature& f : features_) {
-    Vec3 y = -f.point;
-    double inverse_mass = 0.0;
-    bool any_free = false;
-    for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
-      if (f.weights[i] == 0.0) continue;
-      const Index a = f.vertices[i];
-      y += f.weights[i] * s.position(vertices_[a]);
-      if (!free_[a]) continue;
-      inverse_mass += f.weights[i] * f.weights[i] / mass_[a];
-      any_free = true;
-    }
-    const double distance = y.norm();
-    // The layers keep the primary apart; a pair at zero distance has no side.
-    if (!any_free || !(distance > 1e-12 * (1.0 + f.point.norm()))) continue;
-    TickPlane plane;
-    plane.vertices = f.vertices;
-    plane.weights = f.weights;
-    plane.normal = y / distance;
-    const double gap = f.pair ? std::min(distance, settings.clearance) : settings.clearance;
-    plane.offset = plane.normal.dot(f.point + problem_.h * f.velocity) + gap;
-    // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹ over the
-    // unknowns.
-    plane.stiffness = settings.stiffness / (inverse_mass * problem_.h * problem_.h);
-    problem_.planes.push_back(plane);
-    plane_features_.push_back(f);
-    ++(f.pair ? counters_.pair_planes : counters_.obstacle_planes);
-  }
+  contact_.find(time, problem_.h, speed, primary_, fixed_, mass_);
+  problem_.planes = contact_.planes();
+  counters_.obstacle_planes = contact_.obstacle_planes;
+  counters_.pair_planes = contact_.pair_planes;
 }
 
 void PhantomSource::apply_plane_reactions(Kernel& kernel, double time) {
-  VertexState& s = kernel.state();
-  for (std::size_t i = 0; i < problem_.planes.size(); ++i) {
-    const TickContactFeature& f = plane_features_[i];
-    if (!f.pair) continue;
-    const TickPlane& c = problem_.planes[i];
-    const double impulse = h_tick_ * c.stiffness * c.violation(x_);
-    if (impulse == 0.0) continue;
-    for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
-      const Index g = f.others[j];
-      if (f.other_weights[j] == 0.0 || s.kinematic(g)) continue;
-      const Vec3 reaction = (impulse * f.other_weights[j]) * c.normal;
-      if (f.other_phantom) {
-        f.other_phantom->receive_impulse(g - f.other_first, reaction, time, kernel);
-        continue;
-      }
-      s.sync(g, time);
-      s.velocity_ref(g) += s.inv_mass(g) * reaction;
-      kernel.velocity_changed(g);
-    }
-  }
+  contact_.apply_reactions(kernel, time, h_tick_, x_);
 }
 
 void PhantomSource::receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel) {

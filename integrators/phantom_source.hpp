@@ -90,14 +90,12 @@ class PhantomSource final : public EventSource, public MassShare, public Impulse
   /// Lets the ticks see obstacles: each surface feature near one gets a one-sided
   /// plane (tick_plane.hpp) that keeps its landing point `clearance` off the obstacle.
   void set_obstacles(ContactFinder finder, TickContactSettings settings) {
-    obstacles_ = std::move(finder);
-    obstacle_settings_ = settings;
+    contact_.set_obstacles(std::move(finder), settings);
   }
   /// Lets the ticks see the near element pairs of deformable surfaces (this body with
   /// itself and with other bodies): each gets a plane that stops it closing.
   void set_pair_contact(ContactFinder finder, TickContactSettings settings) {
-    pairs_ = std::move(finder);
-    pair_settings_ = settings;
+    contact_.set_pairs(std::move(finder), settings);
   }
   void set_halving(TickHalving halving);
   /// Contact impulses on the primary move the whole mass: both copies change velocity
@@ -160,7 +158,6 @@ class PhantomSource final : public EventSource, public MassShare, public Impulse
   /// The contact planes of this tick (problem_.planes), from the primary at `time`
   /// (synced).
   void find_contact_planes(const VertexState& state, double time);
-  void add_planes(const VertexState& state, const TickContactSettings& settings);
   /// Gives the other bodies' vertices of the pushing pair planes the reaction of the
   /// planes' impulses h k v w_j n, so that a collision of two bodies exchanges
   /// momentum exactly (the plane pushes this body only).
@@ -196,10 +193,9 @@ class PhantomSource final : public EventSource, public MassShare, public Impulse
   TickProblem problem_;
   Eigen::VectorXd x_;
   Eigen::VectorXd tick_point_;  ///< where the last tick evaluated V (scratch)
-  ContactFinder obstacles_, pairs_;
-  TickContactSettings obstacle_settings_, pair_settings_;
-  std::vector<TickContactFeature> features_;
-  std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
+  SolveContact contact_;          ///< the ticks' planes (solve_contact.hpp)
+  std::vector<bool> fixed_;       ///< !free_, for contact_
+  Eigen::VectorXd primary_;       ///< the primary's positions at the tick, for contact_
   PhantomCounters counters_;
 };
 

@@ -91,7 +91,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     if (contact_.any()) {
       double speed = 0.0;
       for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
-      contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass());
+      contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
       planes = contact_.planes();
     }
     const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_, planes);
@@ -172,7 +172,7 @@ int SolidSource::plane_group(const TickPlane& p) const {
 void SolidSource::plan_multirate_contact(double time) {
   double speed = 0.0;
   for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
-  contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass());
+  contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
   // A plane is held as a spring for the whole large step, so it must not pull the
   // point towards itself before the point gets there (that turned a 15 cm drop's
   // 2.2 J into 5 J at m = 10): it is taken if x_n is behind it, or if the point

@@ -131,7 +131,8 @@ class SolidSource final : public EventSource {
   Eigen::VectorXd v_start_;  ///< velocities at t_n (multi-rate: the plan's reference)
   Eigen::VectorXd x_start_;  ///< positions at t_n (multi-rate: the plan's start)
   std::vector<char> off_plan_;  ///< per region: substeps solved from the kernel's state
-  SolveContact contact_{false};  ///< no self pairs: a tet's step couples only its tets
+  /// No self pairs (a tet's step couples only its tets); pair planes on the reduced mass.
+  SolveContact contact_{false, true};
   std::vector<double> impulses_;  ///< per plane, over a step
   Eigen::VectorXd friction_;      ///< the obstacle planes' friction impulses (3n), a step's
   Eigen::VectorXd v_end_;

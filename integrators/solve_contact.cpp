@@ -5,22 +5,24 @@
 namespace clockwork {
 
 void SolveContact::find(double time, double h, double speed, const Eigen::VectorXd& x,
-                        const std::vector<bool>& fixed, const std::vector<double>& mass) {
+                        const std::vector<bool>& fixed, const std::vector<double>& mass,
+                        const Eigen::VectorXd* v) {
   planes_.clear();
   plane_features_.clear();
   // How far a surface point can get from where it is over the step, doubled.
   if (obstacles_) {
     obstacles_(time, 2.0 * (obstacle_settings_.clearance + h * speed), features_);
-    add_planes(h, x, fixed, mass, obstacle_settings_);
+    add_planes(h, x, fixed, mass, obstacle_settings_, v);
   }
   if (pairs_) {
     pairs_(time, 2.0 * (pair_settings_.clearance + h * speed), features_);
-    add_planes(h, x, fixed, mass, pair_settings_);
+    add_planes(h, x, fixed, mass, pair_settings_, v);
   }
 }
 
 void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
-                              const std::vector<double>& mass, const TickContactSettings& settings) {
+                              const std::vector<double>& mass, const TickContactSettings& settings,
+                              const Eigen::VectorXd* v) {
   for (const TickContactFeature& f : features_) {
     if (f.pair && !self_pairs_ && (f.other_weights.array() == 0.0).all()) continue;
     Vec3 y = -f.point;
@@ -51,7 +53,16 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
     // 1000× apart) cannot take at the solid's stiffness κ m/h² (Δv ~ κ (m/m_o) v/h: it
     // blew up at once). With the reduced mass the other side's explicit step stays
     // within κ.
-    plane.stiffness = settings.stiffness / ((inverse_mass + f.other_inverse_mass) * h * h);
+    if (reduced_mass_) inverse_mass += f.other_inverse_mass;
+    double kappa = settings.stiffness;
+    if (v && !f.pair) {  // the give within a quarter of the clearance (find())
+      Vec3 u = -f.velocity;
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+        if (f.weights[i] != 0.0) u += f.weights[i] * v->segment<3>(3 * static_cast<Eigen::Index>(f.vertices[i]));
+      const double approach = -plane.normal.dot(u);
+      if (approach > 0.0) kappa = std::max(kappa, 4.0 * approach * h / settings.clearance);
+    }
+    plane.stiffness = kappa / (inverse_mass * h * h);
     planes_.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? pair_planes : obstacle_planes);
