@@ -19,6 +19,7 @@
 #include "engine/diagnostics.hpp"
 #include "integrators/solid_source.hpp"
 #include "io/scene.hpp"
+#include "tests/support/momentum.hpp"
 #include "tests/support/scenes.hpp"
 
 namespace clockwork {
@@ -76,13 +77,8 @@ Drift momentum_drift(const json& doc) {
   Scene s = test::build(doc);
   Kernel& k = *s.kernel;
   const VertexState& st = k.state();
-  double p_scale = 0.0, L_scale = 0.0;
-  for (Index a = 0; a < st.size(); ++a) {
-    if (st.kinematic(a)) continue;
-    const Vec3 p = st.mass(a) * st.velocity(a);
-    p_scale += p.norm();
-    L_scale += st.position(a).cross(p).norm();
-  }
+  const test::MomentumScale scale = test::momentum_scale(st);
+  const double p_scale = scale.linear, L_scale = scale.angular;
   REQUIRE(p_scale > 0.0);
   REQUIRE(L_scale > 0.0);
   const Diagnostics d0 = measure(k, 0.0);
