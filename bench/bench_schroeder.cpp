@@ -99,7 +99,10 @@ json sphere_shape(const Vec3& c) {
 std::string g_bad_sphere;  // base path of the bad-element sphere's TetGen files
 
 json scene(const std::string& test, const Scheme& s, double drop_center = 0.15) {
-  json doc = {{"name", test}, {"end_time", 1.0}, {"frame_rate", 24}, {"gravity", {0, 0, -9.81}}};
+  // Scene names are file-name safe (issue 42): the test's name with '_' for spaces.
+  std::string name = test;
+  std::replace(name.begin(), name.end(), ' ', '_');
+  json doc = {{"name", name}, {"end_time", 1.0}, {"frame_rate", 24}, {"gravity", {0, 0, -9.81}}};
   if (test == "1 sphere") {
     doc["bodies"] = {body("sphere", sphere_shape(Vec3(0, 0, drop_center)), s, true)};
   } else if (test == "2 spheres") {

@@ -108,6 +108,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     for (std::size_t k = 0; k < planes.size(); ++k)
       impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_);
     contact_.obstacle_friction(impulses_, fixed_, model_->lumped_mass(), v_new_, friction_);
+    if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
     v_new_ -= v_;
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
     kick(kernel, time, v_new_, free_);
@@ -117,6 +118,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
   friction_.setZero(x_.size());
+  if (contact_.any() && contact_.planes().empty()) contact_.record_loads(h_, impulses_, vertices_.size());
   if (!contact_.planes().empty()) {
     multirate_plane_impulses();
     counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
@@ -131,6 +133,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     for (std::size_t i = 0; i < step_.dv_S.size(); ++i)
       for (Eigen::VectorXd& dv : step_.dv_S[i])
         for (Index a : multirate_->regions()[i].vertices) dv.segment<3>(3 * a) += v_end_.segment<3>(3 * a);
+    contact_.record_loads(h_, impulses_, vertices_.size());
   }
   v_start_ = v_;
   x_start_ = x_;

@@ -63,6 +63,12 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
       if (approach > 0.0) kappa = std::max(kappa, 4.0 * approach * h / settings.clearance);
     }
     plane.stiffness = kappa / (inverse_mass * h * h);
+    if (!load_.empty()) {  // carry the last step's load within c/4 (record_loads)
+      double load = 0.0;
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+        if (f.weights[i] != 0.0) load += std::abs(f.weights[i]) * load_[f.vertices[i]];
+      plane.stiffness = std::max(plane.stiffness, 4.0 * load / settings.clearance);
+    }
     planes_.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? pair_planes : obstacle_planes);
@@ -108,6 +114,16 @@ void SolveContact::obstacle_friction(std::span<const double> impulses, const std
       v.segment<3>(o) += (p.weights[i] / mass[a]) * dJ;
       impulse.segment<3>(o) += p.weights[i] * dJ;
     }
+  }
+}
+
+void SolveContact::record_loads(double h, std::span<const double> impulses, std::size_t vertices) {
+  load_.assign(vertices, 0.0);
+  for (std::size_t k = 0; k < planes_.size(); ++k) {
+    if (!(impulses[k] > 0.0)) continue;
+    const TickPlane& p = planes_[k];
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+      if (p.weights[i] != 0.0) load_[p.vertices[i]] += impulses[k] * std::abs(p.weights[i]) / h;
   }
 }
 
