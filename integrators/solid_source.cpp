@@ -25,6 +25,13 @@ SolidSource::SolidSource(std::string body, std::vector<Index> vertices,
   }
   x_.resize(3 * n);
   v_.resize(3 * n);
+  // The planes' floor stiffness: each vertex's diagonal block of K at rest.
+  TetFemModel::Sparse K;
+  model_->stiffness(model_->rest_positions(), K, true);
+  std::vector<double> k(n, 0.0);
+  for (std::size_t a = 0; a < n; ++a)
+    k[a] = (K.coeff(3 * a, 3 * a) + K.coeff(3 * a + 1, 3 * a + 1) + K.coeff(3 * a + 2, 3 * a + 2)) / 3.0;
+  contact_.set_material_stiffness(std::move(k));
 }
 
 void SolidSource::use_backward_euler(double h, const BackwardEulerSettings& settings) {

@@ -63,6 +63,14 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
       if (approach > 0.0) kappa = std::max(kappa, 4.0 * approach * h / settings.clearance);
     }
     plane.stiffness = kappa / (inverse_mass * h * h);
+    // As stiff as the material behind the point (obstacles only: a pair's other side
+    // takes the force explicitly, and a cloth kicked at the solid's stiffness blew up).
+    if (!material_k_.empty() && !f.pair) {
+      double k = 0.0;
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+        if (f.weights[i] != 0.0) k += std::abs(f.weights[i]) * material_k_[f.vertices[i]];
+      plane.stiffness = std::max(plane.stiffness, 10.0 * k);
+    }
     if (!load_.empty()) {  // carry the last step's load within c/4 (record_loads)
       double load = 0.0;
       for (int i = 0; i < TickPlane::kMaxVertices; ++i)

@@ -118,6 +118,12 @@ class SolveContact {
   /// each, carrying ~0.1 kg of bunny) sank centimetres into their planes at h = 10 ms,
   /// into the layers, and a 3 mm drop went from 1.2 J to 7.8 J.
   void record_loads(double h, std::span<const double> impulses, std::size_t vertices);
+  /// Each local vertex's elastic stiffness (N/m: a third of the trace of its diagonal
+  /// block of K at rest). An obstacle plane is at least 10 × Σ |w_i| k_i stiff, so that the
+  /// first step of a contact, before any load is recorded, holds what the material
+  /// around the point can push with: the bunny's bottom vertices on κ m/h² = 10 N/m
+  /// planes under ~1 N each sank to the layers in the first step of a 3 mm drop.
+  void set_material_stiffness(std::vector<double> k) { material_k_ = std::move(k); }
 
   /// Keeps the planes for which `keep(plane)` is true (it may change them).
   template <typename Keep>
@@ -169,6 +175,7 @@ class SolveContact {
   std::vector<TickPlane> planes_;
   mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
   std::vector<double> load_;              ///< per local vertex, N (record_loads)
+  std::vector<double> material_k_;        ///< per local vertex, N/m (set_material_stiffness)
 };
 
 }  // namespace clockwork
