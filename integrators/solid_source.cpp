@@ -194,11 +194,14 @@ void SolidSource::plan_multirate_contact(double time) {
     const int g = plane_group(p);
     if (g == -3) return false;
     const double h = g < 0 ? h_ : h_ / regions[static_cast<std::size_t>(g)].m;
-    x_pred_ = x_;
+    // The violation at the prediction x_n + h v_n, on the plane's own vertices only.
+    double height = 0.0;
     for (int i = 0; i < TickPlane::kMaxVertices; ++i)
-      if (p.weights[i] != 0.0)
-        x_pred_.segment<3>(3 * p.vertices[i]) += h * v_.segment<3>(3 * p.vertices[i]);
-    if (!(p.violation(x_) > 0.0 || p.violation(x_pred_) > 0.0)) return false;
+      if (p.weights[i] != 0.0) {
+        const Eigen::Index o = 3 * static_cast<Eigen::Index>(p.vertices[i]);
+        height += p.weights[i] * p.normal.dot(Vec3(x_.segment<3>(o) + h * v_.segment<3>(o)));
+      }
+    if (!(p.violation(x_) > 0.0 || p.offset - height > 0.0)) return false;
     p.two_sided = true;  // one linear solve: held for the step (MultirateSolver)
     return true;
   });

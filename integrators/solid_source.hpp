@@ -136,7 +136,6 @@ class SolidSource final : public EventSource {
   std::vector<double> impulses_;  ///< per plane, over a step
   Eigen::VectorXd friction_;      ///< the obstacle planes' friction impulses (3n), a step's
   Eigen::VectorXd v_end_;
-  Eigen::VectorXd x_pred_;
   SolidCounters counters_;
 };
 
