@@ -150,7 +150,8 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   if (s.max_newton == 1 && !planes.empty()) {
     // The one solve keeps the planes its prediction lands behind (header).
     w.xc = x_io + w.hv;
-    for (TickPlane& p : planes) p.two_sided = p.violation(x_io) > 0.0 || p.violation(w.xc) > 0.0;
+    for (TickPlane& p : planes)
+      if (!p.friction) p.two_sided = p.violation(x_io) > 0.0 || p.violation(w.xc) > 0.0;
   }
   const auto plane_energy = [&](const Vector& x) {
     double e = 0.0;

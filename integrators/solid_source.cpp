@@ -114,7 +114,6 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     impulses_.resize(planes.size());
     for (std::size_t k = 0; k < planes.size(); ++k)
       impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_);
-    contact_.obstacle_friction(impulses_, fixed_, model_->lumped_mass(), v_new_, friction_);
     if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
     v_new_ -= v_;
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
@@ -124,22 +123,10 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   }
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
-  friction_.setZero(x_.size());
   if (contact_.any() && contact_.planes().empty()) contact_.record_loads(h_, impulses_, vertices_.size());
   if (!contact_.planes().empty()) {
     multirate_plane_impulses();
     counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
-    // Friction on the step's end velocities; the change joins every increment of the
-    // vertex (L: Δv^L; a region: each Δv^S_{0,r}, so the first kick carries it).
-    v_end_ = v_ + step_.dv_L;
-    for (std::size_t i = 0; i < step_.dv_S.size(); ++i) v_end_ += step_.dv_S[i].back();
-    v_new_ = v_end_;
-    contact_.obstacle_friction(impulses_, fixed_, model_->lumped_mass(), v_end_, friction_);
-    v_end_ -= v_new_;
-    for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) += v_end_.segment<3>(3 * a);
-    for (std::size_t i = 0; i < step_.dv_S.size(); ++i)
-      for (Eigen::VectorXd& dv : step_.dv_S[i])
-        for (Index a : multirate_->regions()[i].vertices) dv.segment<3>(3 * a) += v_end_.segment<3>(3 * a);
     contact_.record_loads(h_, impulses_, vertices_.size());
   }
   v_start_ = v_;
@@ -205,6 +192,19 @@ void SolidSource::plan_multirate_contact(double time) {
     p.two_sided = true;  // one linear solve: held for the step (MultirateSolver)
     return true;
   });
+  // A friction anchor is meant to give the step the impulse k_t h_L² u of a slide at u
+  // (SolveContact::add_friction). Held as a spring in K it is also damped by βK and, on a
+  // region, anchored at x_n across m substeps: over the large step its impulse is
+  // k u (h_L² + β h_L) on L and k u (h_L² (m+1)/(2m) + β h_L) on a region
+  // (multirate_plane_impulses), so its stiffness is scaled to match. Unscaled, a block
+  // landing while sliding stopped in a third of backward Euler's distance at β = h_L.
+  const double beta = multirate_->settings().rayleigh_beta;
+  for (TickPlane& p : contact_.planes()) {
+    if (!p.friction) continue;
+    const int g = plane_group(p);
+    const double m = g < 0 ? 1.0 : regions[static_cast<std::size_t>(g)].m;
+    p.stiffness *= h_ / (h_ * (m + 1.0) / (2.0 * m) + beta);
+  }
   multirate_->set_planes(contact_.planes());
 }
 
@@ -259,7 +259,8 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
   }
   if (!(total > 0.0)) return;
   centre /= total;
-  // excess = Σ r × (m Δv − h f_ext + h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n.
+  // excess = Σ r × (m Δv − h f_ext + h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n (the
+  // friction anchors among the planes).
   Vec3 excess = Vec3::Zero();
   Mat3 inertia = Mat3::Zero();
   for (std::size_t a = 0; a < m.size(); ++a) {
@@ -269,9 +270,6 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
                       (h_ * alpha * m[a]) * next);
     inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
   }
-  if (friction_.size() == dv.size())
-    for (std::size_t a = 0; a < m.size(); ++a)
-      excess -= Vec3(x_n.segment<3>(3 * a) - centre).cross(Vec3(friction_.segment<3>(3 * a)));
   const std::vector<TickPlane>& planes = contact_.planes();
   for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
     for (int i = 0; i < TickPlane::kMaxVertices; ++i)

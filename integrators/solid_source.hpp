@@ -134,8 +134,6 @@ class SolidSource final : public EventSource {
   /// No self pairs (a tet's step couples only its tets); pair planes on the reduced mass.
   SolveContact contact_{false, true};
   std::vector<double> impulses_;  ///< per plane, over a step
-  Eigen::VectorXd friction_;      ///< the obstacle planes' friction impulses (3n), a step's
-  Eigen::VectorXd v_end_;
   SolidCounters counters_;
 };
 

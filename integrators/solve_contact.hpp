@@ -72,7 +72,7 @@ struct TickContactSettings {
   /// 4 m/s at 1 ms with κ = 10); stiffer planes cost solver iterations (docs/phantom.md).
   double stiffness = 10.0;
   /// Coulomb μ of the obstacle planes (solids: the scene contact's `friction`; the
-  /// planes carry no friction in a phantom tick): SolveContact::obstacle_friction.
+  /// planes carry no friction in a phantom tick): SolveContact::add_friction.
   double friction = 0.0;
 };
 
@@ -125,12 +125,14 @@ class SolveContact {
   /// planes under ~1 N each sank to the layers in the first step of a 3 mm drop.
   void set_material_stiffness(std::vector<double> k) { material_k_ = std::move(k); }
 
-  /// Keeps the planes for which `keep(plane)` is true (it may change them).
+  /// Keeps the planes for which `keep(plane)` is true (it may change them); a contact's
+  /// friction anchors go with its normal plane.
   template <typename Keep>
   void keep(Keep keep) {
     std::size_t out = 0;
+    bool kept = false;
     for (std::size_t i = 0; i < planes_.size(); ++i)
-      if (keep(planes_[i])) {
+      if (planes_[i].friction ? kept : (kept = keep(planes_[i]))) {
         planes_[out] = planes_[i];
         plane_features_[out++] = plane_features_[i];
       }
@@ -146,25 +148,20 @@ class SolveContact {
   /// The same with each plane's impulse Λ given (a multi-rate step sums it over its
   /// substeps).
   int apply_impulses(Kernel& kernel, double time, std::span<const double> impulses) const;
-  /// Coulomb friction of the obstacle planes that pushed (impulse Λ > 0), after the
-  /// solve: the point's velocity relative to the obstacle's, `v` (local, 3n: the step's
-  /// end velocities, changed in place), loses its tangential part up to μ Λ / m_eff,
-  /// never reversed (planes in turn, each from the velocities the previous left);
-  /// the impulse on vertex i is w_i J, J along −t̂. `impulse` (3n) receives the friction
-  /// impulse per vertex (an external impulse). The planes' friction is otherwise
-  /// absent: a solid resting on its planes no longer enters the layers, whose friction
-  /// used to hold it.
-  void obstacle_friction(std::span<const double> impulses, const std::vector<bool>& fixed,
-                         const std::vector<double>& mass, Eigen::VectorXd& v,
-                         Eigen::VectorXd& impulse) const;
-
   std::uint64_t obstacle_planes = 0;  ///< planes made, summed over steps
   std::uint64_t pair_planes = 0;
+  std::uint64_t friction_anchors = 0;  ///< tangential anchors made (two per sticking or sliding contact)
+
+  /// Below this slip speed a contact sticks (its anchors are as stiff as μ F / (h ε)):
+  /// a body held by friction creeps at most ε μ-fractions of a metre per second.
+  static constexpr double kStickSpeed = 1e-4;  // m/s
 
  private:
   void add_planes(double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
                   const std::vector<double>& mass, const TickContactSettings& settings,
                   const Eigen::VectorXd* v);
+  void add_friction(double h, const Eigen::VectorXd& x, const TickPlane& plane,
+                    const TickContactFeature& f, double friction_force, const Eigen::VectorXd* v);
 
   bool self_pairs_ = true;
   bool reduced_mass_ = false;

@@ -31,6 +31,9 @@ struct TickPlane {
   /// one solve cannot switch a plane on or off, so it takes the planes its prediction
   /// lands behind as springs (backward_euler.hpp, max_newton = 1).
   bool two_sided = false;
+  /// A tangential anchor of an obstacle contact's friction (SolveContact::add_friction):
+  /// two-sided, along a tangent of its contact plane, never a normal load.
+  bool friction = false;
 
   double violation(const Eigen::VectorXd& x) const {
     double height = 0.0;
