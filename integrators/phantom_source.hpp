@@ -26,7 +26,9 @@
 /// (c the pair centres, C their mass centre): it changes no strain to first order and
 /// no linear momentum, and is of the size of the mismatch times Λ (at most 6e-6 of
 /// the speeds in the two-cloth collision). With it the discrete Noether momentum is exact:
-/// test_phantom_runs, 7e-14 relative through a collision of two phantom cloths.
+/// test_phantom_runs, 7e-14 relative through a collision of two phantom cloths. A
+/// plane's reaction received between ticks adds torques of its own, cancelled by the
+/// same rotation (receive_impulse).
 /// Linear momentum is exact regardless (±Λ are equal and opposite; the shift below).
 #include <functional>
 #include <memory>
@@ -104,8 +106,11 @@ class PhantomSource final : public EventSource, public MassShare, public Impulse
   void set_contact_on_whole_mass(bool on) { contact_on_whole_ = on; }
   void share_velocity_change(Index local, const Vec3& dv, double t) override;
   /// An impulse J on local vertex a at `time` from outside the body's own tick (the
-  /// reaction of another phantom body's contact plane): both copies' velocities change
-  /// by J/m, so the pair's momentum changes by J and their mismatch does not grow.
+  /// reaction of another body's contact plane): both copies' velocities change by J/m,
+  /// so the pair's momentum changes by J and their mismatch does not grow. Angular
+  /// momentum stays exact with the plane's torque taken at the primary: the next
+  /// midpoint tick's rotation cancels the difference (cancel_constraint_torque), the
+  /// diagnostics carry it until then (add_carried).
   void receive_impulse(Index a, const Vec3& impulse, double time, Kernel& kernel) override;
   /// Copies the primary state into the phantom and schedules the first tick at `t0`.
   /// From an initial state the first tick is a half kick; a resumed run's first tick
@@ -187,6 +192,13 @@ class PhantomSource final : public EventSource, public MassShare, public Impulse
   std::vector<WindTriangle> wind_;
   Eigen::VectorXd q_tilde_, v_tilde_, g_prev_, wind_force_;
   double t_tick_ = 0.0, t0_ = 0.0;
+  double t_next_ = 0.0;  ///< the time of the next tick (the current interval's end)
+  /// This interval's received impulses (receive_impulse): the torque their lever arm
+  /// (q̃ − q)/2 and the next tick's elastic impulse at the points they moved exert,
+  /// which the tick's rotation cancels (cancel_constraint_torque); and what the
+  /// diagnostics add until then, so that they read L as the rotation will leave it.
+  Vec3 reaction_torque_ = Vec3::Zero();
+  Vec3 spurious_torque_ = Vec3::Zero();
   std::uint64_t tick_ = 0;
   bool g_prev_valid_ = false;
   StartFrom from_ = StartFrom::initial_state;
