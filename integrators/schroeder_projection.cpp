@@ -85,4 +85,15 @@ void ForceDistribution::apply_scaled(Vector& y, double epsilon) const {
   }
 }
 
+double ForceDistribution::deformation_kinetic_energy(const Vector& v) const {
+  if (subset_.empty()) return 0.0;
+  // With weights m_i, the "force" m_i v_i gives v̂ = p / m̂ and ω̂ = Î⁻¹ L.
+  Vec3 dv, dw;
+  rigid_response(v, mass_, dv, dw);
+  double e = 0.0;
+  for (std::size_t i = 0; i < subset_.size(); ++i)
+    e += 0.5 * mass_[i] * (v.segment<3>(3 * subset_[i]) - dv - dw.cross(r_[i])).squaredNorm();
+  return e;
+}
+
 }  // namespace clockwork

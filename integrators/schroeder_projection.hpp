@@ -51,6 +51,11 @@ class ForceDistribution {
 
   /// The subset's centre of mass at the last update.
   const Vec3& center() const { return c_; }
+  double total_mass() const { return total_mass_; }
+  /// ½ Σ m_i |v_i − v̂ − ω̂ × r_i|² over the subset (velocities v, 3n; r_i of the last
+  /// update): the kinetic energy of its motion relative to the rigid motion with its
+  /// momentum and angular momentum. Allocation-free.
+  double deformation_kinetic_energy(const Vector& v) const;
 
  private:
   /// (f̂, τ̂) of the force field w_i = s_i y_i, and the rigid accelerations from them.

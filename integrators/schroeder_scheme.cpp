@@ -195,14 +195,21 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
   alpha_ = settings_.scheme == SchroederScheme::Asynchronous
                ? (2.0 * settings_.frame_dt - dt_) / dt_
                : 1.0;
-  if (settings_.scheme == SchroederScheme::Asynchronous && model_I_ && settings_.epsilon > 0.0) {
+  if (settings_.scheme == SchroederScheme::Asynchronous && model_I_) {
     std::vector<bool> in(n, false);
+    double edges = 0.0;
     for (const auto& t : model_I_->tets())
-      for (Index a : t) in[a] = !fixed_[a];
+      for (int i = 0; i < 4; ++i) {
+        in[t[i]] = !fixed_[t[i]];
+        for (int j = i + 1; j < 4; ++j)
+          edges += (X.segment<3>(3 * t[i]) - X.segment<3>(3 * t[j])).norm();
+      }
+    interior_edge_ = edges / (6.0 * static_cast<double>(model_I_->tet_count()));
     std::vector<Index> subset;
     for (Index a = 0; a < n; ++a)
       if (in[a]) subset.push_back(a);
-    dist_ = ForceDistribution(std::move(subset), model_.lumped_mass());
+    interior_ = ForceDistribution(std::move(subset), model_.lumped_mass());
+    if (settings_.epsilon > 0.0) dist_ = interior_;
   }
 }
 
@@ -408,146 +415,6 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
   }
 }
 
-void SchroederStepper::filter_contacts(Vector& y) const {
-  for (const Contact& k : contacts_) {
-    auto ya = y.segment<3>(3 * k.vertex);
-    if (k.stick)
-      ya.setZero();
-    else
-      ya = tangential_part(ya, k.normal);
-  }
-}
-
-void SchroederStepper::apply_friction(Index a, const StaticCollider& body, const Vec3& n,
-                                      double impulse, Vector& y) const {
-  auto ya = y.segment<3>(3 * a);
-  const Vec3 tangential = tangential_part(ya, n);
-  const double t = tangential.norm();
-  if (t > 0.0 && impulse > 0.0)
-    ya -= std::min(t, body.friction * impulse / mass3_[3 * a]) / t * tangential;
-}
-
-bool SchroederStepper::constrain_contacts() const {
-  return settings_.constrain_collisions && !settings_.colliders.empty();
-}
-
-SchroederStepper::Contact SchroederStepper::new_contact(Index a, int collider, const Vec3& n,
-                                                        const Vec3& target) const {
-  Contact k;
-  k.vertex = a;
-  k.collider = collider;
-  k.normal = n;
-  k.target = target;
-  k.stick = settings_.colliders[collider].friction > 0.0;  // it sticks while friction holds it
-  return k;
-}
-
-bool SchroederStepper::near_collider(const Vector& x, const Vector& v) const {
-  if (!contacts_.empty()) return true;
-  for (std::size_t a = 0; a < fixed_.size(); ++a) {
-    if (fixed_[a]) continue;
-    const Vec3 xa = x.segment<3>(3 * a), va = v.segment<3>(3 * a);
-    for (const StaticCollider& body : settings_.colliders)
-      if (body.closest(xa).distance < kOnSurface ||
-          body.closest(xa + 2.0 * dt_ * va).distance < kOnSurface)
-        return true;
-  }
-  return false;
-}
-
-Vec3 SchroederStepper::landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const {
-  // A particle already on the surface (to kOnSurface) stays where it is: aiming at the
-  // exact surface again leaves x + Δt (−d/Δt) = d δ (δ the rounding, ~1e-16), a depth
-  // that shrinks geometrically each step into subnormal coordinates (5e-309 in frames).
-  const double depth = n.dot(s - x);
-  return (std::abs(depth) < kOnSurface ? 0.0 : depth / dt_) * n - v;
-}
-
-void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v,
-                                          const Coefficients& c, bool add_crossing) {
-  const std::size_t n = fixed_.size();
-  for (int round = 1;; ++round) {
-    solve(x, v, c, dv_);
-    // Let the sticking contacts outside the friction cone slide, release those that
-    // pull, add the particles that would cross; then solve again.
-    bool changed = false;
-    for (Contact& k : contacts_) {
-      const double limit = settings_.colliders[k.collider].friction * std::max(k.impulse, 0.0);
-      if (k.stick) {
-        const double t = k.tangential.norm();
-        if (t > limit * (1.0 + 1e-9)) {
-          k.stick = false;  // at the cone's edge, along the impulse that held it
-          k.friction = limit / t * k.tangential;
-          changed = true;
-        }
-      } else if (k.friction != Vec3::Zero()) {
-        // Kinetic friction: μ J_n against the slide (a change of the impulse or of the
-        // direction alone does not call for another solve: it lags one round).
-        const Vec3 u = v.segment<3>(3 * k.vertex) + dv_.segment<3>(3 * k.vertex);
-        const Vec3 slide = tangential_part(u, k.normal);
-        // A slide the friction impulse reversed: it was more than the impulse that stops
-        // the particle (see below).
-        k.overshot = slide.dot(k.friction) > 0.0;
-        const Vec3 along = slide.norm() > 0.0 ? Vec3(-slide) : k.friction;
-        k.friction = limit / along.norm() * along;
-      }
-    }
-    // A particle released in this update is not added again (no cycling): the §6
-    // response after the solve catches it if it crosses.
-    for (const Contact& k : contacts_)
-      if (k.impulse < 0.0) released_.push_back(k.vertex);
-    const std::size_t before = contacts_.size();
-    std::erase_if(contacts_, [](const Contact& k) { return k.impulse < 0.0; });
-    changed = changed || contacts_.size() != before;
-    if (add_crossing) {
-      for (const Contact& k : contacts_) colliding_[k.vertex] = k.collider;
-      for (Index a : released_) colliding_[a] = kReleased;
-      for (std::size_t a = 0; a < n; ++a) {
-        if (fixed_[a] || colliding_[a] != -1) continue;
-        const Vec3 xa = x.segment<3>(3 * a), va = v.segment<3>(3 * a);
-        const Vec3 end = xa + dt_ * (va + dv_.segment<3>(3 * a));
-        for (std::size_t j = 0; j < settings_.colliders.size(); ++j) {
-          const StaticCollider::Closest cl = settings_.colliders[j].closest(end);
-          if (cl.distance >= 0.0) continue;
-          // Land on the surface point nearest the unconstrained end (n·(x + Δt w) = n·s),
-          // sticking (no tangential drift) while friction can hold it.
-          contacts_.push_back(new_contact(static_cast<Index>(a), static_cast<int>(j), cl.normal,
-                                          landing(xa, va, cl.normal, cl.point)));
-          changed = true;
-          break;
-        }
-      }
-      for (const Contact& k : contacts_) colliding_[k.vertex] = -1;
-      for (Index a : released_) colliding_[a] = -1;
-    }
-    if (!changed) break;
-    if (round == kMaxContactRounds) {
-      // The solved Δv keeps the last round's set; the §6 response after the solve
-      // catches what it leaves crossing.
-      ++counters_.contact_round_limit;
-      break;
-    }
-    ++counters_.contact_resolves;
-  }
-  released_.clear();
-  // Coulomb friction stops a slide, it never reverses it. The kinetic friction of a
-  // sliding contact is a known impulse μ J_n of the solve; where that is more than the
-  // impulse that stops the particle (its tangential velocity after the solve points
-  // along the friction), the particle is stopped instead: its tangential velocity is
-  // removed, which only takes kinetic energy out. Without this the ball of
-  // demos/schroeder_sphere.json never rested at frame steps: the heavily loaded contact
-  // patch slid every update, friction reversing the slides by up to 0.5 m/s, and the
-  // ball walked about the plane with 0.01–0.05 J of kinetic energy (docs/solids.md
-  // "Schroeder", decision 11). Re-solving with those contacts sticking again cost
-  // contact rounds (more updates stopped at kMaxContactRounds) for the same rest.
-  for (Contact& k : contacts_) {
-    if (k.stick || !k.overshot) continue;
-    auto da = dv_.segment<3>(3 * k.vertex);
-    da -= tangential_part(v.segment<3>(3 * k.vertex) + da, k.normal);
-    k.overshot = false;
-  }
-}
-
 void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   const double h = 0.5 * dt_;
   const double beta = settings_.rayleigh_beta;
@@ -557,7 +424,7 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   c.m_damp = h;
   c.k_E = h * beta;
   touched_ = touched_ || (settings_.scheme == SchroederScheme::Asynchronous && model_I_ &&
-                          near_collider(x, v));
+                          (near_collider(x, v) || interior_deforming(x, v)));
   coupled_ = next_step_coupled() || touched_;
   // §4.3's α for a coupled step after m − 1 uncoupled substeps: the I forces were
   // ignored for (m − ½) Δt when v½ is reached, α = (2 m Δt − Δt)/Δt (m = p: the frame's).

@@ -60,9 +60,12 @@
 ///
 /// Asynchronous scheme in contact: from a substep whose particles touch, or are within
 /// two substeps' drift of, a collider to the frame's end every substep is coupled
-/// (α = 2m − 1 after m − 1 uncoupled substeps), because an interior that feels no force of its own for the rest of the
-/// frame flies through a landed shell and creates elastic energy (docs/solids.md
-/// "Schroeder", decision 9).
+/// (α = 2m − 1 after m − 1 uncoupled substeps), because an interior that feels no force
+/// of its own for the rest of the frame flies through a landed shell and creates elastic
+/// energy (docs/solids.md "Schroeder", decision 9). The same from a substep whose
+/// interior particles move relative to their rigid motion fast enough to deform their
+/// elements by kInteriorDrift within a frame (a ball vibrating after a bounce; decision
+/// 12).
 #include <Eigen/Sparse>
 #include <memory>
 #include <vector>
@@ -95,6 +98,11 @@ struct SchroederSettings {
   /// §6 contact as a constraint of the implicit solves (false: only after them, as
   /// printed in the paper).
   bool constrain_collisions = true;
+  /// Asynchronous: couple every remaining substep of a frame once the particles of I
+  /// move relative to their rigid motion enough to deform their elements by
+  /// kInteriorDrift within a frame (false: the paper's schedule, coupled only at the
+  /// frame's last substep and near colliders). Not a scene key.
+  bool couple_deforming_interior = true;
 };
 
 /// Throws std::invalid_argument naming the setting and its value: a non-positive or
@@ -178,6 +186,9 @@ class SchroederStepper {
     Vec3 tangential = Vec3::Zero();  ///< sticking: the tangential impulse it took, N·s
     Vec3 friction = Vec3::Zero();    ///< sliding: the friction impulse applied, N·s
     bool overshot = false;  ///< sliding: the last solve's friction reversed its slide
+    /// Sticking again after its friction reversed its slide in a position update: it
+    /// does not slide again within that update.
+    bool held = false;
   };
   /// The §6 contacts of the last update (constrain_collisions): after a position
   /// update those it landed, after a velocity update those that held (the seeds of
@@ -209,6 +220,10 @@ class SchroederStepper {
   /// a collider (the asynchronous scheme then couples the substep).
   bool near_collider(const Vector& x, const Vector& v) const;
   Vec3 landing(const Vec3& x, const Vec3& v, const Vec3& n, const Vec3& s) const;
+  /// Whether the particles of I move relative to their rigid motion of best fit fast
+  /// enough (rms over the frame) to deform their elements by kInteriorDrift of their
+  /// mean rest edge within a frame (the asynchronous scheme then couples the substep).
+  bool interior_deforming(const Vector& x, const Vector& v);
   /// Friction from the normal impulse J on particle a (the §6 response after a solve):
   /// Coulomb-limited removal of the tangential part of y_a (the velocity) by μ J / m_a.
   void apply_friction(Index a, const StaticCollider& body, const Vec3& n, double impulse,
@@ -224,11 +239,16 @@ class SchroederStepper {
   std::unique_ptr<TetFemModel> model_E_, model_I_;  ///< null when the set is empty
   std::size_t n_semi_tets_ = 0;
   ForceDistribution dist_;
+  ForceDistribution interior_;  ///< the particles of I (asynchronous), whatever ε
+  double interior_edge_ = 0.0;  ///< mean rest edge of the I tets, m
+  /// Relative deformation of the I elements within a frame above which the
+  /// asynchronous scheme couples every substep (docs/solids.md "Schroeder", decision 12).
+  static constexpr double kInteriorDrift = 0.01;
   double dt_ = 0.0, alpha_ = 1.0, omega_max_ = 0.0;
   int p_ = 1, k_ = 0;
   int uncoupled_ = 0;       ///< substeps since the last coupled one
   bool coupled_ = false;    ///< the current substep is coupled
-  bool touched_ = false;    ///< near a collider in this frame: every substep coupled
+  bool touched_ = false;    ///< near a collider or deforming in this frame: every substep coupled
   double alpha_now_ = 1.0;  ///< its α
   Vector mass3_, inv_sqrt_mass3_, free3_;  ///< per DOF; free3_: 1 free, 0 fixed
   Sparse K_E_, K_I_;

@@ -4,6 +4,8 @@
 // The colliders' geometry is tested in test_schroeder_contact.cpp.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <numeric>
 
 #include "integrators/schroeder_scheme.hpp"
@@ -102,7 +104,8 @@ TEST_CASE("schroeder §6 constraints: landing exactly, inside the friction cone"
   for (Eigen::Index i = 0; i < x.size(); i += 3) {
     v[i] = 1.5;  // sliding along x, 1 mm above the ground
   }
-  int sticking = 0, sliding = 0;
+  int sticking = 0, sliding = 0, held = 0;
+  double held_ratio = 0.0;  // the largest |J_t| / μ J_n of a held contact
   const int steps = static_cast<int>(0.5 / st.substep());
   for (int step = 0; step < steps; ++step) {
     const std::uint64_t limit = st.counters().contact_round_limit;
@@ -116,7 +119,15 @@ TEST_CASE("schroeder §6 constraints: landing exactly, inside the friction cone"
       CHECK(k.impulse >= 0.0);  // pushes
       if (k.stick) {
         ++sticking;
-        CHECK(k.tangential.norm() <= mu * k.impulse * (1 + 1e-9) + 1e-18);
+        // A contact held after its kinetic friction reversed its slide sticks for the
+        // rest of the update, maybe beyond the cone (docs/solids.md "Schroeder",
+        // decision 11).
+        if (k.held) {
+          ++held;
+          held_ratio = std::max(held_ratio, k.tangential.norm() / (mu * k.impulse));
+        } else {
+          CHECK(k.tangential.norm() <= mu * k.impulse * (1 + 1e-9) + 1e-18);
+        }
         CHECK(w.segment<2>(3 * k.vertex).norm() < 1e-12);  // no tangential drift
       } else if (k.friction != Vec3::Zero()) {
         ++sliding;
@@ -139,6 +150,12 @@ TEST_CASE("schroeder §6 constraints: landing exactly, inside the friction cone"
   }
   CHECK(sticking > 0);
   CHECK(sliding > 0);
+  MESSAGE(fmt::format("{} sticking contacts, {} held, |J_t| ≤ {:.3f} μ J_n; {} sliding", sticking, held,
+                      held_ratio, sliding));
+  // Measured: 32 of 1721 held, at most 1.42 μ J_n — J_n of the round before, which the
+  // sliding solve's friction used, was larger.
+  CHECK(held < sticking / 20);
+  CHECK(held_ratio < 1.5);
   CHECK(st.counters().contact_round_limit < steps / 100);
   // Friction turned the slide into rolling: at most 5/7 of the 1.5 m/s are left (a
   // rigid ball keeps 5/7; this faceted, soft one loses more, rolling over its facets).

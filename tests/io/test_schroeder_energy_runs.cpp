@@ -7,99 +7,18 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <fstream>
 #include <vector>
 
-#include "integrators/backward_euler.hpp"
-#include "io/scene.hpp"
-#include "io/tet_mesh.hpp"
+#include "tests/support/schroeder_frames.hpp"
 
 using namespace clockwork;
+using namespace clockwork::test;
 using nlohmann::json;
-
-namespace {
-
-/// The demo scene, its integrator switched to `scheme` with the same frame, ε (for
-/// "schroeder"), collisions and friction.
-json demo_with(const std::string& scheme) {
-  std::ifstream in(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/schroeder_sphere.json");
-  json doc = json::parse(in);
-  json& body = doc["bodies"][0];
-  json settings = body["schroeder"];
-  if (scheme != "schroeder") {
-    body.erase("schroeder");
-    settings.erase("epsilon");
-    body["integrator"] = scheme;
-    body[scheme] = settings;
-  }
-  return doc;
-}
-
-struct FrameState {
-  double kinetic = 0.0, potential = 0.0, elastic = 0.0;
-  int inverted = 0;
-  bool finite_normal = true;  ///< every coordinate finite and not subnormal
-  Eigen::VectorXd x;
-};
-
-FrameState measure_frame(const Scene& s, double t) {
-  const VertexState& st = s.kernel->state();
-  const SchroederSource& src = *s.schroeders[0];
-  FrameState f;
-  f.x.resize(3 * static_cast<Eigen::Index>(st.size()));
-  for (Index a = 0; a < st.size(); ++a) {
-    const Vec3 xa = st.position_at(a, t), va = st.velocity(a);
-    f.x.segment<3>(3 * a) = xa;
-    f.kinetic += 0.5 * st.mass(a) * va.squaredNorm();
-    for (int k = 0; k < 3; ++k)
-      for (double c : {xa[k], va[k]})
-        f.finite_normal = f.finite_normal && std::isfinite(c) &&
-                          std::fpclassify(c) != FP_SUBNORMAL;
-  }
-  f.potential = src.potential_energy(st, t);
-  f.elastic = src.stepper().elastic_energy(f.x);
-  for (const auto& tet : src.model().tets())
-    if (tet_signed_volume(f.x.segment<3>(3 * tet[0]), f.x.segment<3>(3 * tet[1]),
-                          f.x.segment<3>(3 * tet[2]), f.x.segment<3>(3 * tet[3])) <= 0.0)
-      ++f.inverted;
-  return f;
-}
-
-/// The state a frame at t holds: every event before t processed, the step at t not yet
-/// (the run's observer comes first at equal times), the positions drifted to t.
-void run_to_frame(Scene& s, double t) { s.kernel->run_until(std::nextafter(t, 0.0)); }
-
-/// Elastic energy of the ball at static equilibrium under gravity with the particles on
-/// the plane at `rest` held where they are (sticking friction): backward Euler with a
-/// step (1 s) far beyond every elastic period and the velocity reset to zero each step,
-/// started from `rest`, until it no longer moves.
-double static_elastic_energy(const TetFemModel& model, const Eigen::VectorXd& rest,
-                             const Vec3& gravity) {
-  const std::size_t n = model.vertex_count();
-  std::vector<bool> fixed(n, false);
-  Eigen::VectorXd f_ext(3 * n);
-  for (std::size_t a = 0; a < n; ++a) {
-    fixed[a] = rest[3 * a + 2] < 1e-9;
-    f_ext.segment<3>(3 * a) = model.lumped_mass()[a] * gravity;
-  }
-  BackwardEuler be(model, {});
-  Eigen::VectorXd x = rest, v(3 * n);
-  for (int k = 0; k < 40; ++k) {
-    v.setZero();
-    const Eigen::VectorXd before = x;
-    be.step(1.0, x, v, f_ext, fixed);
-    if ((x - before).cwiseAbs().maxCoeff() < 1e-10) break;
-  }
-  return model.energy(x);
-}
-
-}  // namespace
 
 TEST_CASE("schroeder_sphere: the landing never raises the total energy, in every scheme") {
   for (const char* scheme : {"schroeder", "semi_implicit", "fully_implicit"}) {
     CAPTURE(std::string(scheme));
-    Scene s = build_scene(demo_with(scheme), "schroeder_sphere.json", ".");
+    Scene s = build_scene(schroeder_demo_with(scheme), "schroeder_sphere.json", ".");
     const double frame = 1.0 / 24.0;
     const FrameState first = measure_frame(s, 0.0);
     const double initial = first.kinetic + first.potential;
@@ -124,7 +43,7 @@ TEST_CASE("schroeder_sphere: the landing never raises the total energy, in every
 TEST_CASE("schroeder_sphere: the ball set on the plane comes to rest unsquashed, in every scheme") {
   for (const char* scheme : {"schroeder", "semi_implicit", "fully_implicit"}) {
     CAPTURE(std::string(scheme));
-    json doc = demo_with(scheme);
+    json doc = schroeder_demo_with(scheme);
     // Its lowest particles 1 mm above the plane, at rest: settled within the run.
     doc["bodies"][0]["shape"]["center"] = {0.0, 0.0, 0.101};
     doc["bodies"][0].erase("velocity");
@@ -164,7 +83,7 @@ TEST_CASE("schroeder_sphere: the ball set on the plane comes to rest unsquashed,
 // wandering 3 cm). The kinetic energy is that of the kernel's velocities, the ones the
 // positions drift with (v^{n+½} of the step that ends at the frame).
 TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of landing") {
-  Scene s = build_scene(demo_with("fully_implicit"), "schroeder_sphere.json", ".");
+  Scene s = build_scene(schroeder_demo_with("fully_implicit"), "schroeder_sphere.json", ".");
   const double frame = 1.0 / 24.0;
   const FrameState first = measure_frame(s, 0.0);
   const double initial = first.kinetic + first.potential;
@@ -180,9 +99,7 @@ TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of
     highest = std::max(highest, f.kinetic + f.potential);
     CHECK(f.inverted == 0);
     CHECK(f.finite_normal);
-    double lowest = f.x[2];
-    for (Eigen::Index i = 2; i < f.x.size(); i += 3) lowest = std::min(lowest, f.x[i]);
-    if (landing == 0 && lowest < 1e-9) landing = k;
+    if (landing == 0 && f.lowest < 1e-9) landing = k;
     if (landing > 0 && k >= landing + after) kinetic.push_back(f.kinetic);
   }
   // The drop's potential energy, relative to the rest state: what the landing has to
@@ -208,7 +125,7 @@ TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of
 // 0.21 s and bounces (restitution about 0.8: β = 0.002 damps little), so it is not at
 // rest by the end (docs/solids.md "Schroeder", known limitations).
 TEST_CASE("schroeder_sphere: the demo's frames never gain energy nor hold an inverted tet") {
-  Scene s = build_scene(demo_with("schroeder"), "schroeder_sphere.json", ".");
+  Scene s = build_scene(schroeder_demo_with("schroeder"), "schroeder_sphere.json", ".");
   const double frame = 1.0 / 24.0;
   const FrameState first = measure_frame(s, 0.0);
   const double initial = first.kinetic + first.potential;
