@@ -143,6 +143,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     kick(kernel, time, v_new_, free_);
     return clock_.time(next_step_);
   }
+  if (free_.size() == vertices_.size()) keep_angular_momentum_multirate(multirate_->settings().rayleigh_alpha);
   kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   for (std::size_t i = 0; i < regions.size(); ++i) {
     kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);
@@ -283,6 +284,94 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
     dv.segment<3>(3 * a) += omega.cross(Vec3(x_n.segment<3>(3 * a) - centre));
 }
 
+void SolidSource::keep_angular_momentum_multirate(double alpha) {
+  const std::vector<double>& m = model_->lumped_mass();
+  Vec3 centre = Vec3::Zero();
+  double total = 0.0;
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    centre += m[a] * x_.segment<3>(3 * a);
+    total += m[a];
+  }
+  if (!(total > 0.0)) return;
+  centre /= total;
+  const auto r_of = [&](Index a) { return Vec3(x_.segment<3>(3 * a) - centre); };
+  // excess = ΔL_plan − Σ r × (h f_ext − h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n, all
+  // about C with the planes' and external torques at x_n (as backward Euler's).
+  Vec3 excess = Vec3::Zero();
+  Mat3 inertia = Mat3::Zero(), B = Mat3::Zero();
+  const auto external = [&](Index a, const Vec3& v_end) {
+    return Vec3(h_ * f_ext_.segment<3>(3 * a) - (h_ * alpha * m[a]) * v_end);
+  };
+  for (Index a : multirate_->large_vertices()) {
+    const Vec3 r = r_of(a), dv = step_.dv_L.segment<3>(3 * a);
+    excess += r.cross(m[a] * dv - external(a, Vec3(v_.segment<3>(3 * a)) + dv));
+  }
+  const auto& regions = multirate_->regions();
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const auto& dv = step_.dv_S[i];
+    const int steps = regions[i].m;
+    const double hS = h_ / steps;
+    for (Index a : regions[i].vertices) {
+      const auto o = 3 * static_cast<Eigen::Index>(a);
+      const Vec3 r0 = r_of(a);
+      Vec3 r = r0;
+      excess += r0.cross(m[a] * Vec3(dv[0].segment<3>(o)));
+      for (int q = 1; q < steps; ++q) {
+        r += hS * Vec3(v_.segment<3>(o) + dv[q - 1].segment<3>(o));  // x_a(t_q)
+        const Vec3 u = dv[q].segment<3>(o) - dv[q - 1].segment<3>(o);
+        excess += r.cross(m[a] * u);
+        // (ω × r0) q h_S × m u = m q h_S (r0 uᵀ − (u·r0) I) ω
+        B += (m[a] * q * hS) * (r0 * u.transpose() - u.dot(r0) * Mat3::Identity());
+      }
+      excess -= r0.cross(external(a, Vec3(v_.segment<3>(o) + dv[steps - 1].segment<3>(o))));
+    }
+  }
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    const Vec3 r = r_of(static_cast<Index>(a));
+    inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+  }
+  const std::vector<TickPlane>& planes = contact_.planes();
+  for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+      if (planes[k].weights[i] != 0.0)
+        excess -= r_of(planes[k].vertices[i]).cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
+  const Vec3 omega = (inertia + B).partialPivLu().solve(-excess);
+  if (!omega.allFinite()) return;  // a degenerate body: left as planned
+  for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) += omega.cross(r_of(a));
+  for (std::size_t i = 0; i < regions.size(); ++i)
+    for (Index a : regions[i].vertices)
+      for (Eigen::VectorXd& dv : step_.dv_S[i]) dv.segment<3>(3 * a) += omega.cross(r_of(a));
+}
+
+void SolidSource::cancel_response_torque(const std::vector<Index>& region,
+                                         const std::vector<Index>* interface,
+                                         Eigen::VectorXd& dv, const Vec3& extra) const {
+  if (free_.size() != vertices_.size()) return;
+  const std::vector<double>& m = model_->lumped_mass();
+  Vec3 centre = Vec3::Zero(), torque = extra;
+  double total = 0.0;
+  const auto each = [&](auto f) {
+    for (Index a : region) f(a);
+    if (interface)
+      for (Index a : *interface) f(a);
+  };
+  each([&](Index a) {
+    centre += m[a] * x_.segment<3>(3 * a);
+    total += m[a];
+  });
+  if (!(total > 0.0)) return;
+  centre /= total;
+  Mat3 inertia = Mat3::Zero();
+  each([&](Index a) {
+    const Vec3 r = x_.segment<3>(3 * a) - centre;
+    torque += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)));
+    inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+  });
+  const Vec3 omega = inertia.ldlt().solve(-torque);
+  if (!omega.allFinite()) return;
+  each([&](Index a) { dv.segment<3>(3 * a) += omega.cross(Vec3(x_.segment<3>(3 * a) - centre)); });
+}
+
 double SolidSource::potential_energy(const VertexState& state, double t) const {
   Eigen::VectorXd x(3 * vertices_.size());
   double gravity = 0.0;
@@ -320,6 +409,14 @@ double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
     c.gather(kernel.state(), time);
     plan_difference(slot, r);
     const bool with_neighbours = solver.substep_change(slot, dx_plan_, dv_plan_, dv_);
+    // The planned increment lands at x, not at the plan's x − δx: the step's rotation
+    // (keep_angular_momentum_multirate) counted x_plan × m Δv; the rest is cancelled too.
+    Vec3 moved = Vec3::Zero();
+    const std::vector<double>& mass = c.model_->lumped_mass();
+    for (Index a : region.vertices)
+      moved += Vec3(dx_plan_.segment<3>(3 * a)).cross(mass[a] * Vec3((dv[r] - dv[r - 1]).segment<3>(3 * a)));
+    c.cancel_response_torque(region.vertices, with_neighbours ? &solver.region_interface(slot) : nullptr, dv_,
+                             moved);
     for (Index a : region.vertices)
       dv_.segment<3>(3 * a) += (dv[r] - dv[r - 1]).segment<3>(3 * a);
     c.kick(kernel, time, dv_, region.vertices);

@@ -110,6 +110,19 @@ class SolidSource final : public EventSource {
   /// (no linear momentum, O(h²)): backward Euler's own change, −h² Σ v_{n+1} × f, and a
   /// deformed linear-FEM body's torque −Σ u × K u are cancelled.
   void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha) const;
+  /// The same for a multi-rate step with regions at m > 1 (step_, planned from x_ and
+  /// v_): a region's increments land at its substeps, at the positions the plan has
+  /// reached by then, so the step changes L by Σ_k Σ_a (x_a(t_k) − C) × m_a Δv_{a,k} over
+  /// its kicks k. The rotation ω × r joins every vertex's first increment (so also the
+  /// positions of the later kicks, which adds B ω to the change, B linear in the later
+  /// increments) and solves (I + B) ω = −excess exactly for the plan.
+  void keep_angular_momentum_multirate(double alpha);
+  /// An off-plan substep's response dv (SolidFineSource) on a region and, if given, its
+  /// interface: internal, so it must carry no torque; a rigid rotation of those
+  /// vertices about their mass centre (no linear momentum) takes its torque, plus
+  /// `extra`, out.
+  void cancel_response_torque(const std::vector<Index>& region, const std::vector<Index>* interface,
+                              Eigen::VectorXd& dv, const Vec3& extra) const;
 
   std::string body_;
   std::vector<Index> vertices_;
