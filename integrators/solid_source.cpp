@@ -248,18 +248,27 @@ void SolidSource::multirate_plane_impulses() {
   }
 }
 
+namespace {
+/// Σ m x / Σ m over all vertices of x (3n); false for a massless body.
+bool mass_centre(const std::vector<double>& m, const Eigen::VectorXd& x, Vec3& centre) {
+  centre = Vec3::Zero();
+  double total = 0.0;
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    centre += m[a] * x.segment<3>(3 * static_cast<Eigen::Index>(a));
+    total += m[a];
+  }
+  if (!(total > 0.0)) return false;
+  centre /= total;
+  return true;
+}
+}  // namespace
+
 void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv,
                                         double alpha) const {
   if (free_.size() != vertices_.size()) return;  // pins take torques of their own
   const std::vector<double>& m = model_->lumped_mass();
-  Vec3 centre = Vec3::Zero();
-  double total = 0.0;
-  for (std::size_t a = 0; a < m.size(); ++a) {
-    centre += m[a] * x_n.segment<3>(3 * a);
-    total += m[a];
-  }
-  if (!(total > 0.0)) return;
-  centre /= total;
+  Vec3 centre;
+  if (!mass_centre(m, x_n, centre)) return;
   // excess = Σ r × (m Δv − h f_ext + h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n (the
   // friction anchors among the planes).
   Vec3 excess = Vec3::Zero();
@@ -286,14 +295,8 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
 
 void SolidSource::keep_angular_momentum_multirate(double alpha) {
   const std::vector<double>& m = model_->lumped_mass();
-  Vec3 centre = Vec3::Zero();
-  double total = 0.0;
-  for (std::size_t a = 0; a < m.size(); ++a) {
-    centre += m[a] * x_.segment<3>(3 * a);
-    total += m[a];
-  }
-  if (!(total > 0.0)) return;
-  centre /= total;
+  Vec3 centre;
+  if (!mass_centre(m, x_, centre)) return;
   const auto r_of = [&](Index a) { return Vec3(x_.segment<3>(3 * a) - centre); };
   // excess = ΔL_plan − Σ r × (h f_ext − h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n, all
   // about C with the planes' and external torques at x_n (as backward Euler's).
