@@ -27,10 +27,10 @@ struct Certificate;
 /// linked list: the kernel walks a vertex's list after each of its envelope exits, and
 /// in a tight knot that is ~140 triangle-pair certificates per exit, scattered in
 /// memory; a list's walk is a chain of dependent cache misses, an array's can be
-/// prefetched ahead (docs/performance.md "Contingency lists and pools"). Removal leaves a hole
-/// (nullptr owner) so that the order — which decides the order of reschedules, and so
-/// the queue's tie-breaking — stays that of a linked list; holes are compacted, in
-/// order, once they outnumber the live entries.
+/// prefetched ahead (bench/results/history_contact.md "Contingency lists and pools").
+/// Removal leaves a hole (nullptr owner) so that the order — which decides the order of
+/// reschedules, and so the queue's tie-breaking — stays that of a linked list; holes are
+/// compacted, in order, once they outnumber the live entries.
 class DependentList {
  public:
   struct Entry {

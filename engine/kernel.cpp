@@ -239,7 +239,8 @@ void Kernel::flush_contingency() {
   // The handlers read each certificate's pool entry and then its queue handle: both
   // are prefetched, the handle once the entry (which names it) has arrived. (Staged
   // prefetches of the support's vertices through the sources were slower, measured
-  // while the pools were still deques: docs/performance.md "Contingency lists and pools".)
+  // while the pools were still deques: bench/results/history_contact.md "Contingency lists
+  // and pools".)
   const std::size_t n = pending_.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 2 * kAhead < n) __builtin_prefetch(pending_[i + 2 * kAhead]);

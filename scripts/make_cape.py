@@ -176,7 +176,7 @@ def main():
         # Hash-grid cell 1.6 cm (the default, twice the mean edge, is 2.7 cm): the
         # self-contact triangle pairs of the 11 k-triangle cape drop from 320 k to 140 k
         # and certificate maintenance over the first 0.2 s from 75 s to 22 s
-        # (docs/performance.md, "The cape in wind").
+        # (bench/results/history_cape.md, "The cape in wind").
         "contact": {"friction": 0.3, "cell_size": 0.016},
         "obstacles": obstacles,
     }

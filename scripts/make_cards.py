@@ -53,8 +53,8 @@ PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1
 # The "extremely stiff" variant (--stiff): backward Euler ticks, undamped.
 # Its ticks are non-convex (the bent card's membrane is compressed) and take ~45 NCG
 # iterations: refactoring the preconditioner after 40 stalled ones rather than 20 halves
-# the factorisations and costs few iterations (docs/performance.md, "The paper's
-# extremely stiff cards").
+# the factorisations and costs few iterations (bench/results/history_phantom_scenes.md, "The
+# paper's extremely stiff cards").
 STIFF_PHANTOM = {"h_imp": 1e-3, "solver": "ncg", "tolerance": 1e-6, "tick_rule": "backward_euler",
                  "stall_iterations": 40}
 # Finer cells (3 mm, the cards' rest gap) pair each triangle with fewer cards of the

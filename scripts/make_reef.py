@@ -83,7 +83,7 @@ PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
 # describe it. Until 2026-11-27 the fine knot kept the coarse material with bending
 # 1e-5 N m: explicit steps of 0.79 us, a phantom period of 7.5e-6 s to carry its
 # 0.34 N legs through the coupling, 57 min per phantom run and an estimated 11-15 h per
-# explicit run (docs/performance.md, "At the paper's scale"). Everything that sets a
+# explicit run (bench/results/history_reef.md, "At the paper's scale"). Everything that sets a
 # time scale of the material follows it: the Rayleigh time beta times 58, and the
 # phantom period. The coupling carries a contact force F on a vertex of mass m through a
 # mismatch ~ F h^2 / m: with the knot's forces 58^2 times smaller, h = 1.25e-4 s keeps the
@@ -103,7 +103,7 @@ FINE_BETA = 1e-4      # s, before softening
 # 100-300 times), the vertex-block factor (its triangular solves are 1.7 times faster)
 # and a preconditioner refresh every 200 ticks (a refresh is PSD projections of 47 k
 # element Hessians and a factorisation). Chosen on the stiff knot's 7.5e-6 s ticks
-# (docs/performance.md "At the paper's scale", "cheaper ticks").
+# (bench/results/history_reef.md "At the paper's scale", "cheaper ticks").
 FINE_PHANTOM = {"tolerance": 1e-5, "factorization": "vertex_block", "refresh": 200}
 TILT = 0.0          # rad, the width's angle above the horizontal on the U-turns (tilt_at)
 STIFFNESS = None    # N/m, first layer's stiffness (None: the default)

@@ -272,7 +272,7 @@ TEST_CASE("stiff cards demo, shortened: two cards riffled off the thumb, no inte
   // stock's, backward Euler ticks. Its top two cards on a faster script: the thumb's
   // keyframes compressed into 0.03 s (not 0.1), the cards let go at 0.035 and 0.045 s.
   // Explicit AVI (periods 2.2e-7 s) takes most of the time. The full runs:
-  // docs/performance.md, "The card riffle".
+  // bench/results/history_cards.md, "The card riffle".
   constexpr double kSpan = 0.06, kRate = 100;  // 7 frames, 0 to 0.06 s
   for (const bool phantom : {true, false}) {
     CAPTURE(phantom);
