@@ -20,6 +20,7 @@ void SchroederStepper::open_event(const Vector& v) {
 
 bool SchroederStepper::rotation_crosses(const Vector& x, const Vector& w, const Vec3& omega,
                                         const Vec3& centre) const {
+  if (settings_.colliders.empty()) return false;
   for (std::size_t a = 0; a < fixed_.size(); ++a) {
     const Vec3 end = x.segment<3>(3 * a) +
                      dt_ * (w.segment<3>(3 * a) + omega.cross(Vec3(x.segment<3>(3 * a) - centre)));
