@@ -175,7 +175,9 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v, con
   for (Contact& k : contacts_) {
     if (k.stick || !k.overshot) continue;
     auto da = dv_.segment<3>(3 * k.vertex);
-    da -= tangential_part(v.segment<3>(3 * k.vertex) + da, k.normal);
+    const Vec3 stop = -tangential_part(v.segment<3>(3 * k.vertex) + da, k.normal);
+    da += stop;
+    solve_ext_.segment<3>(3 * k.vertex) += mass3_[3 * k.vertex] * stop;  // friction's
     k.overshot = false;
   }
 }

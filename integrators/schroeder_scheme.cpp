@@ -129,6 +129,11 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
     inv_sqrt_mass3_.segment<3>(3 * a).setConstant(fixed_[a] ? 0.0 : 1.0 / std::sqrt(ma));
   }
   colliding_.assign(n, -1);
+  solve_ext_.setZero(3 * n);
+  half_ext_.setZero(3 * n);
+  event_ext_.setZero(3 * n);
+  half_dv_.setZero(3 * n);
+  event_v_.setZero(3 * n);
   any_fixed_ = std::find(fixed_.begin(), fixed_.end(), true) != fixed_.end();
 
   // Stiffness at rest: constant for linear FEM; the stability estimate for both.
@@ -363,6 +368,7 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
                        (q_.segment<3>(3 * k.vertex) - b_.segment<3>(3 * k.vertex));
         k.impulse = k.normal.dot(J);
         k.tangential = tangential_part(J, k.normal);
+        k.applied = J + k.friction;
       }
     }
     // Δv = M^{-1/2} Π_ε u, shifted rigidly so that its momentum is exactly that of the
@@ -396,6 +402,7 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
       const Vec3 shift = (target - have) / total;
       for (Eigen::Index a = 0; a < N / 3; ++a) dv.segment<3>(3 * a) += shift;
     }
+    record_external(v, c, dv);
     return;
   }
   // Explicit: Δv = M⁻¹ (P_ε r + t_g f_g), the distributed forces plus gravity on every
@@ -412,7 +419,16 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
     const Vec3 J = mass3_[3 * k.vertex] * change;
     k.impulse = k.normal.dot(J);
     k.tangential = tangential_part(J, k.normal);
+    k.applied = J + k.friction;
   }
+  record_external(v, c, dv);
+}
+
+void SchroederStepper::record_external(const Vector& v, const Coefficients& c, const Vector& dv) {
+  const double damp = c.m_damp * settings_.rayleigh_alpha;
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    solve_ext_[i] = free3_[i] * mass3_[i] * (c.t_g * gravity_[i % 3] - damp * (v[i] + dv[i]));
+  for (const Contact& k : contacts_) solve_ext_.segment<3>(3 * k.vertex) += k.applied;
 }
 
 void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
@@ -423,6 +439,7 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   c.t_g = h;
   c.m_damp = h;
   c.k_E = h * beta;
+  if (!event_open_) open_event(v);  // the first step: no velocity update before it
   touched_ = touched_ || (settings_.scheme == SchroederScheme::Asynchronous && model_I_ &&
                           (near_collider(x, v) || interior_deforming(x, v)));
   coupled_ = next_step_coupled() || touched_;
@@ -452,6 +469,7 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
     solve(x, v, c, dv_);
   }
   w = v + dv_;
+  event_ext_ += solve_ext_;  // (held in w only: taken back by the next event)
   // The constrained particles land on the surface, friction part of their solve (vⁿ is
   // left as it was: the constrained velocity update sets their final contact).
   for (const Contact& k : contacts_) {
@@ -488,13 +506,16 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
       wa += dwn * cl.normal;
       apply_friction(static_cast<Index>(a), body, cl.normal, mass3_[3 * a] * dwn, w);
       v.segment<3>(3 * a) += wa - before;
+      event_ext_.segment<3>(3 * a) += mass3_[3 * a] * (wa - before);
       if (colliding_[a] < 0) ++counters_.collisions;
       colliding_[a] = static_cast<int>(j);
     }
   }
+  keep_angular_momentum(x, v, w);
 }
 
 void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
+  open_event(v);
   const double beta = settings_.rayleigh_beta;
   Coefficients c;
   c.t_E = dt_;
@@ -526,6 +547,7 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
     solve(x1, v, c, dv_);
   }
   v += dv_;
+  event_ext_ += solve_ext_;
   // §6 final contact step as printed: the particles that collided keep no approaching
   // normal velocity (friction from that impulse).
   for (std::size_t a = 0; a < fixed_.size(); ++a) {
@@ -535,8 +557,10 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
     auto va = v.segment<3>(3 * a);
     const double vn = n.dot(va);
     if (vn < 0.0) {
+      const Vec3 before = va;
       va -= vn * n;
       apply_friction(static_cast<Index>(a), body, n, mass3_[3 * a] * -vn, v);
+      event_ext_.segment<3>(3 * a) += mass3_[3 * a] * (va - before);
     }
     colliding_[a] = -1;
   }

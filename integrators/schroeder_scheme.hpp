@@ -189,6 +189,8 @@ class SchroederStepper {
     /// Sticking again after its friction reversed its slide in a position update: it
     /// does not slide again within that update.
     bool held = false;
+    /// The collider's impulse on the particle in the last solve (constraint + friction), N·s.
+    Vec3 applied = Vec3::Zero();
   };
   /// The §6 contacts of the last update (constrain_collisions): after a position
   /// update those it landed, after a velocity update those that held (the seeds of
@@ -214,6 +216,30 @@ class SchroederStepper {
   /// A contact of particle a with a collider, sticking if that collider has friction.
   Contact new_contact(Index a, int collider, const Vec3& n, const Vec3& target) const;
   void filter_contacts(Vector& y) const;
+  /// Angular momentum (docs/solids.md "Schroeder", decision 13). An event of the kernel
+  /// is a velocity update and the next position update (or the first position update
+  /// alone): the velocities the kernel holds change from v^{n−½} (+ other bodies' kicks)
+  /// to v^{n+½}, by Δv_vel + Δv_pos' − Δv_pos (the last position update's increment,
+  /// held in v^{n−½} only, is taken back). Its external part is the same combination of
+  /// the updates' external impulses — gravity, Rayleigh α damping, the §6 colliders'
+  /// constraint, friction and after-solve responses (event_ext_) —, the rest is
+  /// internal and carries a torque: the semi-implicit substep's (Δt²/2) Σ f(xⁿ) × vⁿ,
+  /// the implicit terms', a deformed linear-FEM body's −Σ u × K u. At the end of the
+  /// position update a rigid rotation ω × (x − C) about the mass centre C (no linear
+  /// momentum) joins w and v (so it is kept) and cancels that torque: the kernel's
+  /// angular momentum changes by exactly the external impulses' torque. Not with fixed
+  /// vertices (pins take torques of their own), nor in an event that touched a static
+  /// collider (it takes momentum: the solves' momentum shift is left out there too), nor
+  /// when the rotation would carry a particle into one.
+  void open_event(const Vector& v);
+  void keep_angular_momentum(const Vector& x, Vector& v, Vector& w);
+  /// Whether x + Δt (w + ω × (x − C)) puts a particle within kOnSurface of a collider.
+  bool rotation_crosses(const Vector& x, const Vector& w, const Vec3& omega,
+                        const Vec3& centre) const;
+  /// solve_ext_ = the external impulses of the solve just done from v with Δv = dv:
+  /// gravity t_g m g, Rayleigh α damping −m_damp α_R m (v + Δv) (P_ε keeps its net force
+  /// and torque), the contacts' applied impulses.
+  void record_external(const Vector& v, const Coefficients& c, const Vector& dv);
   /// The Δv of a particle at x with velocity v that lands on the plane through s with
   /// normal n after Δt, with no tangential drift (a sliding contact keeps only n·).
   /// Whether the body holds §6 contacts or a free particle is on, or within 2Δt v of,
@@ -260,6 +286,13 @@ class SchroederStepper {
   static constexpr double kOnSurface = 1e-12;  ///< m: a landing this close is a contact
   std::vector<Index> released_;
   std::vector<Contact> contacts_;  ///< the constraints of the current solve
+  /// External impulses (open_event): of the last solve, of the last position update's
+  /// solve (in v^{n+½} only), of the current kernel event.
+  Vector solve_ext_, half_ext_, event_ext_;
+  Vector half_dv_;      ///< w − v after the last position update
+  Vector event_v_;      ///< v when the event opened (other bodies' kicks included)
+  bool event_open_ = false;
+  bool event_collided_ = false;  ///< the event touched a static collider
   SchroederCounters counters_;
 };
 
