@@ -118,7 +118,6 @@ void SolveContact::add_friction(double h, const Eigen::VectorXd& x, const TickPl
     anchor_plane.friction = true;
     planes_.push_back(anchor_plane);
     plane_features_.push_back(f);
-    ++friction_anchors;
   }
 }
 

@@ -150,7 +150,6 @@ class SolveContact {
   int apply_impulses(Kernel& kernel, double time, std::span<const double> impulses) const;
   std::uint64_t obstacle_planes = 0;  ///< planes made, summed over steps
   std::uint64_t pair_planes = 0;
-  std::uint64_t friction_anchors = 0;  ///< tangential anchors made (two per sticking or sliding contact)
 
   /// Below this slip speed a contact sticks (its anchors are as stiff as μ F / (h ε)):
   /// a body held by friction creeps at most ε μ-fractions of a metre per second.
