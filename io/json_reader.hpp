@@ -19,6 +19,7 @@ class JsonField {
       : value_(&value), file_(std::move(file)), pointer_(std::move(pointer)) {}
 
   const std::string& pointer() const { return pointer_; }
+  const std::string& file() const { return file_; }
   const nlohmann::json& raw() const { return *value_; }
 
   /// Throws SceneError("FILE: POINTER: what, got VALUE").

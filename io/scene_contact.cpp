@@ -47,17 +47,17 @@ ContactSettings read_contact_settings(const JsonField& f) {
 }
 
 ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& scale,
-                                  const JsonField& where) {
+                                  const SpecOrigin& where) {
   ContactParameters p;
   if (!(scale.mean_edge > 0.0) && (!s.thickness || !s.cell_size))
-    where.fail("thickness and cell_size must be given: no deformable body collides");
+    where.fail("", "thickness and cell_size must be given: no deformable body collides");
   p.eta1 = s.thickness.value_or(0.1 * scale.mean_edge);
-  if (!(scale.min_mass > 0.0)) where.fail("contact needs at least one free colliding vertex");
+  if (!(scale.min_mass > 0.0)) where.fail("", "contact needs at least one free colliding vertex");
   p.r1 = s.stiffness.value_or(1000.0 * scale.mean_mass * std::max(scale.gravity, 9.81) / p.eta1);
   p.h1 = s.period.value_or(s.safety * 2.0 / std::sqrt(2.0 * p.r1 / scale.min_mass));
   p.cell_size = s.cell_size.value_or(2.0 * scale.mean_edge);
   if (!(p.cell_size > p.eta1))
-    where.fail(fmt::format("cell_size ({} m) must exceed the thickness ({} m)", p.cell_size,
+    where.fail("", fmt::format("cell_size ({} m) must exceed the thickness ({} m)", p.cell_size,
                            p.eta1));
   // Speeds of a gravity-driven scene scale as sqrt(g L) (docs/contact.md has the
   // measurements behind the factors).
@@ -69,7 +69,7 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   p.adaptive_slack = s.adaptive_slack;
   p.vertex_periods = s.vertex_periods;
   if (s.position_slack > 0.0) {
-    const JsonField field = where.at("position_slack");
+    const SpecField field{&where, "position_slack"};
     if (!s.adaptive_slack) field.fail("needs the adaptive slack (adaptive_slack true)");
     if (!(p.slack_far > 0.0)) field.fail("needs slack_far > 0");
     if (!(s.position_slack < ContactParameters::kMaxPositionSlack * p.eta1))

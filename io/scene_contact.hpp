@@ -39,7 +39,7 @@ struct ContactScale {
 /// pair, Σ w_i² / m_i <= 2 / m_min), cell size 2 ē. `where` names the contact object
 /// in errors about inconsistent values.
 ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& scale,
-                                  const JsonField& where);
+                                  const SpecOrigin& where);
 
 /// Obstacle shapes: ground, sphere, cylinder, capsule (plus the body shapes, read by
 /// the caller). Returns std::nullopt for a type this function does not know.

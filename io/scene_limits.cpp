@@ -25,47 +25,48 @@ std::string bytes_text(double bytes) {
   return fmt::format("{:.3g} kB", bytes / 1e3);
 }
 
-void SceneBudget::need_memory(const JsonField& field, double bytes, const std::string& what) {
+std::optional<std::string> SceneBudget::add_memory(double bytes, const std::string& what) {
   memory_ += bytes;
-  if (!(memory_ <= memory_cap_bytes()))
-    field.fail(fmt::format("{}: an estimated {} of memory ({} for the whole scene so far), above the "
-                           "memory limit of {} (16 GiB or the physical memory, whichever is "
-                           "smaller; docs/scene-format.md \"Limits\")",
-                           what, bytes_text(bytes), bytes_text(memory_),
-                           bytes_text(memory_cap_bytes())));
+  if (memory_ <= memory_cap_bytes()) return std::nullopt;
+  return fmt::format("{}: an estimated {} of memory ({} for the whole scene so far), above the "
+                     "memory limit of {} (16 GiB or the physical memory, whichever is "
+                     "smaller; docs/scene-format.md \"Limits\")",
+                     what, bytes_text(bytes), bytes_text(memory_), bytes_text(memory_cap_bytes()));
 }
 
-void SceneBudget::need_events(const JsonField& field, double rate, const std::string& what) {
+std::optional<std::string> SceneBudget::add_events(double rate, const std::string& what) {
   events_ += rate;
-  if (!(events_ <= kMaxEventRate))
-    field.fail(fmt::format("{}: an estimated {:.3g} events per simulated second ({:.3g} for "
-                           "the whole scene so far), above the limit of {:.3g} "
-                           "(docs/scene-format.md \"Limits\")",
-                           what, rate, events_, kMaxEventRate));
+  if (events_ <= kMaxEventRate) return std::nullopt;
+  return fmt::format("{}: an estimated {:.3g} events per simulated second ({:.3g} for "
+                     "the whole scene so far), above the limit of {:.3g} "
+                     "(docs/scene-format.md \"Limits\")",
+                     what, rate, events_, kMaxEventRate);
 }
 
-void check_step_within_run(const JsonField& field, double step, double end_time) {
-  if (!(step <= end_time))
-    field.fail(fmt::format("the step must not exceed end_time ({} s)", end_time));
+std::optional<std::string> step_beyond_run(double step, double end_time) {
+  if (step <= end_time) return std::nullopt;
+  return fmt::format("the step must not exceed end_time ({} s)", end_time);
 }
 
-void check_initial_state(const JsonField& shape, const std::optional<JsonField>& velocity,
-                         const std::vector<Vec3>& x, const std::vector<Vec3>& v,
-                         const HealthLimits& limits) {
+std::optional<InitialStateProblem> initial_state_problem(const std::vector<Vec3>& x,
+                                                         const std::vector<Vec3>& v,
+                                                         const HealthLimits& limits) {
   // stableNorm: |x| of 1e200 is 1e200, not the inf of sqrt(1e400).
   for (std::size_t a = 0; a < x.size(); ++a)
     if (!(x[a].allFinite() && x[a].stableNorm() <= limits.max_extent))
-      shape.fail(fmt::format("vertex {} at ({:.6g}, {:.6g}, {:.6g}) m is {:.6g} m from the origin, beyond the "
-                             "health limit max_extent = {:.6g} m (docs/exit-codes.md)",
-                             a, x[a].x(), x[a].y(), x[a].z(), x[a].stableNorm(), limits.max_extent));
+      return InitialStateProblem{
+          fmt::format("vertex {} at ({:.6g}, {:.6g}, {:.6g}) m is {:.6g} m from the origin, beyond the "
+                      "health limit max_extent = {:.6g} m (docs/exit-codes.md)",
+                      a, x[a].x(), x[a].y(), x[a].z(), x[a].stableNorm(), limits.max_extent),
+          false};
   for (std::size_t a = 0; a < v.size(); ++a)
-    if (!(v[a].allFinite() && v[a].stableNorm() <= limits.max_speed)) {
-      const std::string what = fmt::format("vertex {} starts at {:.6g} m/s, above the health limit max_speed = "
-                                           "{:.6g} m/s (docs/exit-codes.md)",
-                                           a, v[a].stableNorm(), limits.max_speed);
-      if (velocity) velocity->fail(what);
-      shape.fail(what);
-    }
+    if (!(v[a].allFinite() && v[a].stableNorm() <= limits.max_speed))
+      return InitialStateProblem{
+          fmt::format("vertex {} starts at {:.6g} m/s, above the health limit max_speed = "
+                      "{:.6g} m/s (docs/exit-codes.md)",
+                      a, v[a].stableNorm(), limits.max_speed),
+          true};
+  return std::nullopt;
 }
 
 }  // namespace clockwork

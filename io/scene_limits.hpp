@@ -11,6 +11,7 @@
 
 #include "engine/health.hpp"
 #include "io/json_reader.hpp"
+#include "io/world/spec_origin.hpp"
 
 namespace clockwork {
 
@@ -65,28 +66,61 @@ class SceneBudget {
   /// Adds the `bytes` that `what` (e.g. "16785409 vertices, 33554432 triangles")
   /// will need; if the scene's total exceeds memory_cap_bytes(), fails at `field`
   /// with the estimate.
-  void need_memory(const JsonField& field, double bytes, const std::string& what);
+  void need_memory(const JsonField& field, double bytes, const std::string& what) {
+    if (auto m = add_memory(bytes, what)) field.fail(*m);
+  }
+  void need_memory(const SpecField& field, double bytes, const std::string& what) {
+    if (auto m = add_memory(bytes, what)) field.fail(*m);
+  }
   /// Adds `rate` events per simulated second of `what`; if the scene's total exceeds
   /// kMaxEventRate, fails at `field` with the estimate.
-  void need_events(const JsonField& field, double rate, const std::string& what);
+  void need_events(const JsonField& field, double rate, const std::string& what) {
+    if (auto m = add_events(rate, what)) field.fail(*m);
+  }
+  void need_events(const SpecField& field, double rate, const std::string& what) {
+    if (auto m = add_events(rate, what)) field.fail(*m);
+  }
 
   double memory() const { return memory_; }
   double event_rate() const { return events_; }
 
  private:
+  /// The refusal, if the total is now beyond the limit.
+  std::optional<std::string> add_memory(double bytes, const std::string& what);
+  std::optional<std::string> add_events(double rate, const std::string& what);
   double memory_ = 0.0, events_ = 0.0;
 };
 
-/// The health check's limits (engine/health.hpp) on a body's or obstacle's initial
-/// state, so that a scene the run would stop at its first event is refused as input:
-/// every vertex within max_extent of the origin (fails at `shape`), every initial
-/// velocity at most max_speed (fails at `velocity`).
-void check_initial_state(const JsonField& shape, const std::optional<JsonField>& velocity,
+/// Why an initial state breaks the health check's limits (engine/health.hpp), and
+/// whether the velocity (rather than the shape) is at fault.
+struct InitialStateProblem {
+  std::string what;
+  bool velocity = false;
+};
+std::optional<InitialStateProblem> initial_state_problem(const std::vector<Vec3>& x,
+                                                         const std::vector<Vec3>& v,
+                                                         const HealthLimits& limits = {});
+
+/// The health check's limits on a body's or obstacle's initial state, so that a scene
+/// the run would stop at its first event is refused as input: every vertex within
+/// max_extent of the origin (fails at `shape`), every initial velocity at most
+/// max_speed (fails at `velocity`, or at `shape` without one).
+template <typename Field>
+void check_initial_state(const Field& shape, const std::optional<Field>& velocity,
                          const std::vector<Vec3>& x, const std::vector<Vec3>& v,
-                         const HealthLimits& limits = {});
+                         const HealthLimits& limits = {}) {
+  if (auto p = initial_state_problem(x, v, limits)) {
+    if (p->velocity && velocity) velocity->fail(p->what);
+    shape.fail(p->what);
+  }
+}
 
 /// Fails at `field` unless `step` (s) is at most `end_time` (a step longer than the
 /// run is never taken whole; 1e308 made backward Euler print -nan).
-void check_step_within_run(const JsonField& field, double step, double end_time);
+std::optional<std::string> step_beyond_run(double step, double end_time);
+template <typename Field>
+void check_step_within_run(const Field& field, double step, double end_time) {
+  if (auto m = step_beyond_run(step, end_time)) field.fail(*m);
+}
 
 }  // namespace clockwork

@@ -197,8 +197,8 @@ std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh) {
   return fixed;
 }
 
-void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
-                           const SolidMaterial& material, SolidSource& source) {
+std::variant<BackwardEulerSpec, ZhaoSpec> read_solid_integrator(const JsonField& body,
+                                                                 const TetMesh& mesh) {
   const std::string integrator = body.at("integrator").choice(
       {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"});
   for (const char* other : {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"})
@@ -211,8 +211,6 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
                    "obstacle_clearance", "deformable_contact", "deformable_stiffness",
                    "deformable_clearance"});
     BackwardEulerSettings s;
-    s.rayleigh_alpha = material.rayleigh_alpha;
-    s.rayleigh_beta = material.rayleigh_beta;
     if (auto m = f.find("max_newton")) s.max_newton = static_cast<int>(m->integer_in(1, 10000));
     if (auto t = f.find("tolerance")) s.tolerance = t->positive();
     if (auto t = f.find("cg_tolerance")) s.cg_tolerance = t->positive();
@@ -232,16 +230,13 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     if (auto d = f.find("damping"))
       s.damping = d->choice({"projected", "tangent"}) == "tangent" ? RayleighDamping::TangentAtEnd
                                                                    : RayleighDamping::ProjectedAtStart;
-    source.use_backward_euler(f.at("h").positive(), s);
-    return;
+    return BackwardEulerSpec{f.at("h").positive(), s};
   }
   f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling", "damping",
                  "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
                  "deformable_contact", "deformable_stiffness", "deformable_clearance"});
   MultirateSettings s;
   s.h_L = f.at("h_L").positive();
-  s.rayleigh_alpha = material.rayleigh_alpha;
-  s.rayleigh_beta = material.rayleigh_beta;
   if (auto sym = f.find("symmetric")) s.symmetric_schur = sym->boolean();
   if (auto k = f.find("symmetric_solver"))
     s.block_cholesky = k->choice({"block_cholesky", "ldlt"}) == "block_cholesky";
@@ -281,11 +276,7 @@ void read_solid_integrator(const JsonField& body, const TetMesh& mesh,
     reg.name = r.has("name") ? r.at("name").string() : fmt::format("S{}", i + 1);
     regions.push_back(std::move(reg));
   }
-  try {
-    source.use_multirate(std::move(regions), s);
-  } catch (const std::invalid_argument& e) {
-    list.fail(e.what());
-  }
+  return ZhaoSpec{s, std::move(regions)};
 }
 
 bool is_schroeder_integrator(const JsonField& body) {
@@ -329,18 +320,13 @@ StaticCollider read_static_collider(const JsonField& c) {
 
 }  // namespace
 
-std::unique_ptr<SchroederSource> read_schroeder_solid(
-    const JsonField& body, const TetMesh& mesh, const SolidMaterial& material,
-    const std::string& name, std::vector<Index> vertices, std::shared_ptr<TetFemModel> model,
-    std::vector<bool> fixed, const Vec3& gravity) {
+SchroederSpec read_schroeder_solid(const JsonField& body, const TetMesh& mesh) {
   const std::string integrator = body.at("integrator").string();
   for (const char* other : {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"})
     if (other != integrator && body.has(other))
       body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
   const JsonField f = body.at(integrator);
   SchroederSettings s;
-  s.rayleigh_alpha = material.rayleigh_alpha;
-  s.rayleigh_beta = material.rayleigh_beta;
   std::optional<JsonField> substep;
   if (integrator == "fully_implicit") {
     s.scheme = SchroederScheme::FullyImplicit;
@@ -385,7 +371,7 @@ std::unique_ptr<SchroederSource> read_schroeder_solid(
   std::vector<bool> semi;
   const auto partition = f.find("partition");
   if (!partition || (partition->raw().is_string() && partition->choice({"auto"}) == "auto")) {
-    semi = tets_touching_faces(mesh.tets, boundary_faces(mesh), mesh.vertices.size());
+    // Empty: the World takes the tets touching the boundary surface.
   } else {
     partition->expect_keys({"semi_implicit_regions"});
     const JsonField names = partition->at("semi_implicit_regions");
@@ -399,12 +385,7 @@ std::unique_ptr<SchroederSource> read_schroeder_solid(
     semi.resize(mesh.tets.size());
     for (std::size_t t = 0; t < mesh.tets.size(); ++t) semi[t] = chosen[mesh.tet_region[t]];
   }
-  try {
-    return std::make_unique<SchroederSource>(name, std::move(vertices), std::move(model),
-                                             material.per_tet, semi, std::move(fixed), gravity, s);
-  } catch (const std::invalid_argument& e) {
-    f.fail(e.what());
-  }
+  return SchroederSpec{s, std::move(semi)};
 }
 
 }  // namespace clockwork

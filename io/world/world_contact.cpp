@@ -1,0 +1,300 @@
+/// The World's start: contact over every colliding body (DESIGN §2), the implicit
+/// solves that see it, resuming from an earlier run's frame, and the sources' start.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "contact/intersection_check.hpp"
+#include "contact/obstacle_proximity.hpp"
+#include "io/resume.hpp"
+#include "io/tick_pairs.hpp"
+#include "io/world/world_impl.hpp"
+
+namespace clockwork {
+
+namespace {
+
+/// The contact system's estimates, before it is built: its hash grid holds every
+/// colliding triangle in every cell its box (grown as ContactSystem::cells_of does)
+/// covers — a cell_size of 1e-9 m put billions of entries in it — and a layer in
+/// contact fires 1 / h1 times per simulated second.
+void need_contact(World::Impl& w, const SpecOrigin& origin, const ContactSettings& settings,
+                  const ContactParameters& params, double end_time) {
+  const VertexState& s = w.scene.kernel->state();
+  const double grow = 0.5 * params.eta1 + 0.125 * params.cell_size;
+  double entries = 0.0;
+  for (const Body& b : w.scene.bodies) {
+    if (!b.collide) continue;
+    for (const auto& t : b.triangles) {
+      Vec3 lo = Vec3::Constant(kNever), hi = Vec3::Constant(-kNever);
+      for (Index a : t) {
+        lo = lo.cwiseMin(s.position(b.first_vertex + a));
+        hi = hi.cwiseMax(s.position(b.first_vertex + a));
+      }
+      double cells = 1.0;
+      for (int k = 0; k < 3; ++k)
+        cells *= std::floor((hi[k] + grow) / params.cell_size) - std::floor((lo[k] - grow) / params.cell_size) + 1.0;
+      entries += cells;
+    }
+    if (b.triangles.empty()) entries += double(b.vertex_count);  // chain points
+  }
+  w.budget.need_memory(SpecField{&origin, "cell_size"}, entries * kBytesPerGridEntry,
+                       fmt::format("{:.3g} (triangle, cell) entries of the contact grid (cell "
+                                   "size {:.3g} m)",
+                                   entries, params.cell_size));
+  const SpecField period{&origin, "period"};
+  if (settings.period) check_step_within_run(period, params.h1, end_time);
+  w.budget.need_events(period, 1.0 / params.h1, fmt::format("a contact layer (period {:.3g} s)", params.h1));
+}
+
+/// Phantom bodies and solids whose solves see the obstacles (docs/phantom.md
+/// "Obstacles in the tick"): landing points keep 2 η(1) off them unless the spec says
+/// otherwise.
+void give_ticks_obstacles(World::Impl& w, const ContactParameters& params) {
+  std::vector<std::array<Index, 3>> triangles;
+  for (const Body& b : w.scene.bodies)
+    if (b.obstacle)
+      for (const auto& t : b.triangles)
+        triangles.push_back({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]});
+  auto grid = std::make_shared<ObstacleProximity>(std::move(triangles), 8.0 * params.eta1);
+  const VertexState& state = w.scene.kernel->state();
+  for (TickContact& t : w.tick_obstacles) {
+    const Body& body = w.scene.bodies[t.body];
+    const Index first = body.first_vertex;
+    std::vector<std::array<Index, 3>> surface;
+    for (const auto& tri : body.triangles) surface.push_back({first + tri[0], first + tri[1], first + tri[2]});
+    if (!(t.settings.clearance > 0.0)) t.settings.clearance = 2.0 * params.eta1;
+    // A solid's planes carry the contact's friction (a solid resting on them no
+    // longer enters the layers that hold the friction); a phantom tick's do not.
+    if (t.solid) t.settings.friction = params.friction;
+    const double h = t.step();
+    t.set_obstacles([grid, &state, h, first, surface = OwnedTriangles(std::move(surface)),
+                     found = std::vector<ObstacleContact>()](double time, double reach,
+                                                             std::vector<TickContactFeature>& out) mutable {
+      grid->find(state, time, surface, reach + h * grid->max_speed(), found);
+      out.clear();
+      for (const ObstacleContact& c : found) {
+        TickContactFeature f;
+        for (int i = 0; i < 3; ++i) {
+          f.vertices[i] = c.vertices[i] - first;
+          f.weights[i] = c.weights[i];
+        }
+        f.point = c.point;
+        f.velocity = c.velocity;
+        out.push_back(f);
+      }
+    });
+  }
+}
+
+/// Solves with deformable contact see the contact system's near element pairs
+/// (self-contact and other bodies) (io/tick_pairs.hpp).
+void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
+  std::vector<PairOwner> owners;
+  for (std::size_t b = 0; b < w.scene.bodies.size(); ++b) {
+    const auto it = w.phantom_of_body.find(b);
+    owners.push_back({w.scene.bodies[b].first_vertex, it == w.phantom_of_body.end() ? nullptr : it->second, false});
+  }
+  for (const TickContact& t : w.tick_pairs) owners[t.body].plans_pairs = true;
+  for (TickContact& t : w.tick_pairs) {
+    if (!(t.settings.clearance > 0.0)) t.settings.clearance = params.eta1;
+    t.set_pairs(TickPairFinder(w.scene.kernel->state(), *w.scene.contact, owners, t.body));
+  }
+}
+
+}  // namespace
+
+void World::Impl::build_contact(const ContactSpec& spec, const WorldSettings& settings) {
+  const SpecOrigin& origin = *spec.origin;
+  const VertexState& s = scene.kernel->state();
+  ContactScale scale;
+  scale.gravity = settings.gravity.norm();
+  double edge_sum = 0.0, mass_sum = 0.0;
+  std::size_t edge_count = 0, mass_count = 0;
+  scale.min_mass = kNever;
+  const auto edge = [&](const Body& b, Index i, Index j) {
+    edge_sum += (s.position(b.first_vertex + i) - s.position(b.first_vertex + j)).norm();
+    ++edge_count;
+  };
+  for (const Body& b : scene.bodies) {
+    if (!b.collide || b.obstacle) continue;
+    for (const auto& t : b.triangles)
+      for (int k = 0; k < 3; ++k) edge(b, t[k], t[(k + 1) % 3]);
+    for (const auto& e : b.edges) edge(b, e[0], e[1]);
+    for (Index a = b.first_vertex; a < b.first_vertex + b.vertex_count; ++a) {
+      // A pin to be released counts with the mass it will have.
+      double m = s.mass(a);
+      if (s.kinematic(a)) {
+        const auto r = releasable.find(a);
+        if (r == releasable.end()) continue;
+        m = r->second;
+      }
+      mass_sum += m;
+      ++mass_count;
+      scale.min_mass = std::min(scale.min_mass, m);
+    }
+  }
+  if (edge_count > 0) scale.mean_edge = edge_sum / double(edge_count);
+  if (mass_count > 0) scale.mean_mass = mass_sum / double(mass_count);
+  else scale.min_mass = 0.0;
+  const ContactParameters params = resolve_contact(spec.settings, scale, origin);
+  need_contact(*this, origin, spec.settings, params, settings.end_time);
+  check_initial_overlap();
+  scene.contact = std::make_unique<ContactSystem>(*scene.kernel, params);
+  for (const auto& [a, m] : releasable) scene.contact->mark_releasable(a);
+  for (const Body& b : scene.bodies) {
+    if (!b.collide) continue;
+    if (b.triangles.empty())
+      for (Index a = 0; a < b.vertex_count; ++a) scene.contact->add_point(b.first_vertex + a);
+    const std::uint32_t group = b.self_contact ? ContactSystem::kSelfContact
+                                               : static_cast<std::uint32_t>(&b - scene.bodies.data());
+    for (const auto& t : b.triangles)
+      scene.contact->add_triangle({b.first_vertex + t[0], b.first_vertex + t[1], b.first_vertex + t[2]}, group);
+  }
+  try {
+    scene.contact->start();
+  } catch (const NumericalFailure& e) {
+    // Layers stacked up at the start: the input touches where contact cannot push.
+    throw SceneError(fmt::format("{}: {}: the initial geometry touches: {}", origin.file(),
+                                 e.vertex == NumericalFailure::kNoVertex ? origin.pointer() : pointer_of_vertex(e.vertex),
+                                 e.problem));
+  }
+  if (!tick_obstacles.empty()) give_ticks_obstacles(*this, params);
+  if (!tick_pairs.empty()) give_ticks_pairs(*this, params);
+}
+
+/// The pointer of the body or obstacle that holds global vertex a, with the vertex's
+/// local index, e.g. "/obstacles/1 (vertex 3 of 'right_wall')".
+std::string World::Impl::pointer_of_vertex(Index a) const {
+  for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
+    const Body& body = scene.bodies[b];
+    if (a >= body.first_vertex && a < body.first_vertex + body.vertex_count)
+      return fmt::format("{} (vertex {} of '{}')", origins[b]->pointer(), a - body.first_vertex, body.name);
+  }
+  return "/contact";
+}
+
+/// Contact cannot repair an initial state that already intersects: refuse it,
+/// naming both bodies and triangles (obstacles may overlap each other).
+void World::Impl::check_initial_overlap() const {
+  std::vector<Vec3> x;
+  std::vector<std::array<Index, 3>> tris;
+  std::vector<std::pair<std::size_t, std::size_t>> owner;  // (body, local triangle)
+  const VertexState& s = scene.kernel->state();
+  for (Index a = 0; a < s.size(); ++a) x.push_back(s.position(a));
+  for (std::size_t b = 0; b < scene.bodies.size(); ++b) {
+    const Body& body = scene.bodies[b];
+    if (!body.collide) continue;
+    for (std::size_t t = 0; t < body.triangles.size(); ++t) {
+      const auto& tri = body.triangles[t];
+      tris.push_back({body.first_vertex + tri[0], body.first_vertex + tri[1], body.first_vertex + tri[2]});
+      owner.emplace_back(b, t);
+    }
+  }
+  for (const IntersectingPair& p : find_intersections(x, tris)) {
+    const auto [ba, ta] = owner[p.a];
+    const auto [bb, tb] = owner[p.b];
+    if (scene.bodies[ba].obstacle && scene.bodies[bb].obstacle) continue;
+    throw SceneError(fmt::format(
+        "{}: {} and {}: the initial geometry intersects: triangle {} of '{}' crosses "
+        "triangle {} of '{}'",
+        origins[ba]->file(), origins[ba]->pointer(), origins[bb]->pointer(), ta, scene.bodies[ba].name, tb,
+        scene.bodies[bb].name));
+  }
+}
+
+/// The deformable bodies' vertices from the frame of the run in resume_dir, and the
+/// clock at its time (io/resume.hpp). Masses must match: a frame of another scene with
+/// as many vertices is refused.
+void World::Impl::resume(double frame_rate) {
+  std::vector<std::string> names;
+  std::vector<const Body*> bodies;
+  for (const Body& b : scene.bodies)
+    if (!b.obstacle) {
+      names.push_back(b.name);
+      bodies.push_back(&b);
+    }
+  const ResumePoint point = read_resume_point(resume_dir, names, resume_frame);
+  const double t0 = point.frame / frame_rate;
+  VertexState& s = scene.kernel->state();
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const Body& b = *bodies[i];
+    const std::vector<FrameVertex>& frame = point.bodies[i];
+    const auto refuse = [&](const std::string& what) {
+      throw SceneError(fmt::format("--resume {}: frame {} of body '{}': {} (a run of another scene?)",
+                                   resume_dir, point.frame, b.name, what));
+    };
+    if (frame.size() != b.vertex_count)
+      refuse(fmt::format("{} vertices, the scene's body has {}", frame.size(), b.vertex_count));
+    for (Index k = 0; k < b.vertex_count; ++k) {
+      const Index a = b.first_vertex + k;
+      const FrameVertex& f = frame[k];
+      const auto released = releasable.find(a);
+      const double scene_mass = released != releasable.end() && std::isfinite(f.mass) ? released->second : s.mass(a);
+      if (std::isinf(f.mass) != std::isinf(scene_mass) ||
+          (std::isfinite(f.mass) && std::abs(f.mass - scene_mass) > 1e-9 * scene_mass))
+        refuse(fmt::format("vertex {} has mass {}, the scene gives {}", k, f.mass, scene_mass));
+      if (!f.x.allFinite() || !f.v.allFinite())
+        refuse(fmt::format("vertex {} has a position or velocity that is not finite", k));
+      s.place(a, f.x, t0);
+      s.velocity_ref(a) = f.v;
+    }
+    // A phantom body's copy: without it the primary's velocities, which hold the
+    // coupling's pull towards the copy, would pull towards the primary itself.
+    const auto ph = phantom_of_body.find(std::size_t(bodies[i] - scene.bodies.data()));
+    if (ph == phantom_of_body.end()) continue;
+    auto& [q, v] = resumed_copies[ph->second];
+    for (const FrameVertex& f : frame) {
+      if (!f.has_phantom)
+        refuse("no phantom state (phantom_x … phantom_vz: frames of this phantom body written "
+               "before they were saved cannot be resumed)");
+      q.push_back(f.phantom_x);
+      v.push_back(f.phantom_v);
+    }
+  }
+  scene.kernel->start_at(t0);
+  scene.first_frame = point.frame;
+  scene.resumed_from = resume_dir;
+  scene.later_frames = point.later_frames;
+}
+
+void World::Impl::register_sources() {
+  Kernel& kernel = *scene.kernel;
+  // Explicit stencils and phantom ticks begin with a half kick from the initial state,
+  // with whole ones from a resumed frame (StartFrom).
+  const StartFrom from = resume_dir.empty() ? StartFrom::initial_state : StartFrom::resumed_frame;
+  const auto add = [&](auto& src, bool nonempty) {
+    if (!nonempty) return;
+    auto& ref = *src;
+    const EventKind kind = kernel.add_source(std::move(src));
+    if constexpr (requires { ref.start(kind, kernel, from); }) ref.start(kind, kernel, from);
+    else ref.start(kind, kernel);
+  };
+  kernel.finalize_vertices();
+  add(sources.script, sources.script->size() > 0);
+  add(sources.membrane, sources.membrane->size() > 0);
+  add(sources.bending, sources.bending->size() > 0);
+  add(sources.spring, sources.spring->size() > 0);
+  add(sources.wind, sources.wind->size() > 0);
+  add(sources.gravity, sources.gravity->size() > 0);
+  for (auto& src : sources.phantoms) {
+    PhantomSource& ref = *src;
+    const EventKind kind = kernel.add_source(std::move(src));
+    ref.start(kind, kernel, kernel.now(), from);
+    scene.phantoms.push_back(&ref);
+  }
+  for (auto& src : sources.solids) {
+    SolidSource& ref = *src;
+    const EventKind kind = kernel.add_source(std::move(src));
+    ref.start(kind, kernel, kernel.now());
+    scene.solids.push_back(&ref);
+  }
+  for (auto& src : sources.schroeders) {
+    SchroederSource& ref = *src;
+    const EventKind kind = kernel.add_source(std::move(src));
+    ref.start(kind, kernel, kernel.now());
+    scene.schroeders.push_back(&ref);
+  }
+}
+
+}  // namespace clockwork

@@ -1,0 +1,113 @@
+#pragma once
+/// The World's private state, shared by its translation units (world.cpp: bodies and
+/// start; world_shell.cpp: explicit stencils and their periods; world_contact.cpp:
+/// contact, resume).
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/kinematic_script.hpp"
+#include "integrators/force_source.hpp"
+#include "integrators/gravity_energy.hpp"
+#include "integrators/hinge_energy.hpp"
+#include "integrators/membrane_energy.hpp"
+#include "integrators/spring_energy.hpp"
+#include "integrators/wind_force.hpp"
+#include "io/world/world.hpp"
+
+namespace clockwork {
+
+/// The typed force sources of a world, filled body by body, registered at the start.
+struct WorldSources {
+  std::unique_ptr<ForceSource<MembraneStVK>> membrane =
+      std::make_unique<ForceSource<MembraneStVK>>("force:membrane");
+  std::unique_ptr<ForceSource<HingeBending>> bending =
+      std::make_unique<ForceSource<HingeBending>>("force:bending");
+  std::unique_ptr<ForceSource<SpringEnergy>> spring =
+      std::make_unique<ForceSource<SpringEnergy>>("force:spring");
+  std::unique_ptr<ForceSource<GravityEnergy>> gravity =
+      std::make_unique<ForceSource<GravityEnergy>>("force:gravity");
+  std::unique_ptr<ForceSource<WindForce>> wind =
+      std::make_unique<ForceSource<WindForce>>("force:wind");
+  std::vector<std::unique_ptr<PhantomSource>> phantoms;
+  std::vector<std::unique_ptr<SolidSource>> solids;
+  std::vector<std::unique_ptr<SchroederSource>> schroeders;
+  std::unique_ptr<KinematicScriptSource> script = std::make_unique<KinematicScriptSource>();
+};
+
+/// An implicit solve that sees contact: a phantom body's ticks or a solid's steps.
+struct TickContact {
+  PhantomSource* phantom;
+  SolidSource* solid;
+  TickContactSettings settings;
+  std::size_t body;
+  double step() const { return phantom ? phantom->h_imp() : solid->coarse_step(); }
+  void set_obstacles(ContactFinder f) {
+    if (phantom) phantom->set_obstacles(std::move(f), settings);
+    else solid->contact().set_obstacles(std::move(f), settings);
+  }
+  void set_pairs(ContactFinder f) {
+    if (phantom) phantom->set_pair_contact(std::move(f), settings);
+    else solid->contact().set_pairs(std::move(f), settings);
+  }
+};
+
+/// A solid's solve contact, resolved when the world starts (its default depends on
+/// whether the world has contact).
+struct SolidContactRequest {
+  SolidSource* solid;
+  std::size_t body;
+  bool collide;
+  std::optional<SolveContactSpec> obstacles, deformables;
+};
+
+struct World::Impl {
+  Scene scene;
+  WorldSources sources;
+  SceneBudget budget;  ///< memory and events per simulated second, estimated up front
+  bool built = false;
+  std::string resume_dir;  ///< empty: start from the bodies' initial states
+  int resume_frame = -1;
+  /// Each body's and obstacle's origin, in scene.bodies order (messages).
+  std::vector<std::shared_ptr<const SpecOrigin>> origins;
+  /// Phantom copies (positions, velocities) read from the resumed frame.
+  std::map<PhantomSource*, std::pair<std::vector<Vec3>, std::vector<Vec3>>> resumed_copies;
+  std::vector<TickContact> tick_obstacles, tick_pairs;
+  std::vector<SolidContactRequest> solid_contacts;
+  std::map<std::size_t, PhantomSource*> phantom_of_body;
+  /// Pins a script releases: global vertex -> its mass after the release.
+  std::map<Index, double> releasable;
+  /// The current body's explicit stencils by source name: events per simulated
+  /// second, count, shortest period.
+  struct KindRate {
+    double rate = 0.0, shortest = kNever;
+    std::size_t count = 0;
+  };
+  std::map<std::string, KindRate> body_rates;
+
+  TermSummary& summary(const std::string& kind);
+  /// The spec's origin, or a CodeOrigin naming the World call.
+  static std::shared_ptr<const SpecOrigin> origin_of(const std::shared_ptr<const SpecOrigin>& given,
+                                                     const char* call, const std::string& name);
+  /// Body name checks (file-name safe, unique) shared by every add_*.
+  void check_name(const SpecOrigin& origin, const std::string& name) const;
+  /// The initial velocities of `velocity` over positions x with masses `mass`.
+  std::vector<Vec3> velocities(const SpecOrigin& origin, const VelocitySpec& velocity, const std::vector<Vec3>& x,
+                               const std::vector<double>& mass, std::size_t body_index,
+                               std::uint64_t seed) const;
+  /// A keyframed script for `pins` (local), `first` the body's first global vertex;
+  /// returns the released pins (with `release_mass` per local vertex).
+  std::vector<Index> add_motion(const SpecOrigin& origin, const char* field, const MotionSpec& m,
+                                const std::vector<Index>& pins, const std::vector<Vec3>& x,
+                                Index first, const std::vector<double>* release_mass);
+
+  // world_contact.cpp
+  void build_contact(const ContactSpec& spec, const WorldSettings& settings);
+  void resume(double frame_rate);
+  std::string pointer_of_vertex(Index a) const;
+  void check_initial_overlap() const;
+  void register_sources();
+};
+
+}  // namespace clockwork
