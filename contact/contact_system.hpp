@@ -25,6 +25,7 @@
 
 #include "contact/contact_parameters.hpp"
 #include "contact/distance.hpp"
+#include "contact/penalty_potential.hpp"
 #include "contact/slab.hpp"
 #include "engine/kernel.hpp"
 #include "engine/stable_pool.hpp"
@@ -181,6 +182,8 @@ class ContactSystem {
   StencilSlack<4> envelope_slacks(const Pair& p) const;
   double eta(int l) const;
   double stiffness(int l) const;
+  /// Layer l of pair p: the term whose impulse and energy the layer events use.
+  PenaltyLayer layer(const Pair& p, int l) const;
   double period(int l) const;
   /// The period of layer l of pair p: h(l), or shorter where a vertex of p is loaded
   /// by more layers than h(l) is stable for (ContactParameters::vertex_periods).
