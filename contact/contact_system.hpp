@@ -89,8 +89,8 @@ class ContactSystem {
   /// must between events.
   double far_certificate_violation(double t) const;
   ContactCounters counters() const;
-  /// Times every contact handler (two clock reads each); off by default.
-  /// Σ over active layers of ½ r(l) (d − η(l))² at time t (positions read, not synced).
+  /// Σ over active layers of their PenaltyLayer energy ½ r(l) (d − η(l))² at time t
+  /// (positions read, not synced).
   double potential_energy(const VertexState& s, double t) const;
   std::size_t triangle_count() const { return triangles_.size(); }
 
