@@ -399,7 +399,7 @@ int accuracy(double cell, int reps, const std::string& csv_path, const std::vect
   const Dragon d = make_dragon(cell, {p[1], 0.4, p[2]}, {p[3], 0.4, p[4]}, {p[5], 0.4, p[6]});
   const std::size_t n = d.mesh.vertices.size();
   Eigen::SparseMatrix<double> K;
-  d.model->stiffness(d.x0, K);
+  d.model->hessian(d.x0, K);
   const std::vector<Index> jaw = region_vertices(d.mesh, d.s_sets[0]);
   const Eigen::SparseMatrix<double> PS = dof_selector(d, jaw);
   std::vector<Index> all(n);

@@ -25,6 +25,7 @@
 
 #include "contact/contact_parameters.hpp"
 #include "contact/distance.hpp"
+#include "contact/penalty_potential.hpp"
 #include "contact/slab.hpp"
 #include "engine/kernel.hpp"
 #include "engine/stable_pool.hpp"
@@ -88,8 +89,8 @@ class ContactSystem {
   /// must between events.
   double far_certificate_violation(double t) const;
   ContactCounters counters() const;
-  /// Times every contact handler (two clock reads each); off by default.
-  /// Σ over active layers of ½ r(l) (d − η(l))² at time t (positions read, not synced).
+  /// Σ over active layers of their PenaltyLayer energy ½ r(l) (d − η(l))² at time t
+  /// (positions read, not synced).
   double potential_energy(const VertexState& s, double t) const;
   std::size_t triangle_count() const { return triangles_.size(); }
 
@@ -181,6 +182,8 @@ class ContactSystem {
   StencilSlack<4> envelope_slacks(const Pair& p) const;
   double eta(int l) const;
   double stiffness(int l) const;
+  /// Layer l of pair p: the term whose impulse and energy the layer events use.
+  PenaltyLayer layer(const Pair& p, int l) const;
   double period(int l) const;
   /// The period of layer l of pair p: h(l), or shorter where a vertex of p is loaded
   /// by more layers than h(l) is stable for (ContactParameters::vertex_periods).

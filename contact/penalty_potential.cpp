@@ -71,42 +71,43 @@ Eigen::Matrix<S, 4, 1> region_weights(const Region& r, const Eigen::Matrix<S, 3,
 
 template <typename S>
 Eigen::Matrix<S, 12, 1> layer_gradient(const Region& r, const Eigen::Matrix<S, 3, 4>& x,
-                                       double stiffness, double thickness) {
+                                       const PenaltyLayer& layer) {
   using std::sqrt;
   const Eigen::Matrix<S, 4, 1> w = region_weights(r, x);
   const Eigen::Matrix<S, 3, 1> y = x * w;
   const S d = sqrt(y.squaredNorm());
   const Eigen::Matrix<S, 3, 1> n = y / d;
   Eigen::Matrix<S, 12, 1> g;
-  for (int i = 0; i < 4; ++i) g.template segment<3>(3 * i) = (stiffness * (d - thickness) * w[i]) * n;
+  const S J = layer.impulse(d, 1.0);
+  for (int i = 0; i < 4; ++i) g.template segment<3>(3 * i) = (-J * w[i]) * n;
   return g;
 }
 
 }  // namespace
 
 double PenaltyLayer::value(const StencilPositions<4>& x) const {
-  const double d = pair_closest(type, x).distance;
-  return d < thickness ? 0.5 * stiffness * (d - thickness) * (d - thickness) : 0.0;
+  return energy(pair_closest(type, x).distance);
 }
 
 StencilVector<4> PenaltyLayer::gradient(const StencilPositions<4>& x) const {
   const PairClosest c = pair_closest(type, x);
   StencilVector<4> g = StencilVector<4>::Zero();
-  if (c.distance >= thickness || c.distance == 0.0) return g;
+  if (!pushes(c.distance) || c.distance == 0.0) return g;
   const Vec3 n = c.y / c.distance;
-  for (int i = 0; i < 4; ++i) g.segment<3>(3 * i) = (stiffness * (c.distance - thickness) * c.w[i]) * n;
+  const double J = impulse(c.distance, 1.0);
+  for (int i = 0; i < 4; ++i) g.segment<3>(3 * i) = (-J * c.w[i]) * n;
   return g;
 }
 
 StencilMatrix<4> PenaltyLayer::hessian(const StencilPositions<4>& x, bool project_psd) const {
   const PairClosest c = pair_closest(type, x);
   StencilMatrix<4> H = StencilMatrix<4>::Zero();
-  if (c.distance >= thickness || c.distance == 0.0) return H;
+  if (!pushes(c.distance) || c.distance == 0.0) return H;
   using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 12, 1>>;
   Eigen::Matrix<AD, 3, 4> xa;
   for (int j = 0; j < 4; ++j)
     for (int i = 0; i < 3; ++i) xa(i, j) = AD(x(i, j), 12, 3 * j + i);
-  const Eigen::Matrix<AD, 12, 1> ga = layer_gradient(region_of(type, c.w), xa, stiffness, thickness);
+  const Eigen::Matrix<AD, 12, 1> ga = layer_gradient(region_of(type, c.w), xa, *this);
   for (int row = 0; row < 12; ++row) H.row(row) = ga[row].derivatives().transpose();
   H = 0.5 * (H + H.transpose()).eval();
   if (project_psd) project_to_psd(H);

@@ -122,9 +122,9 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   const bool clamp = form.clamp, constant_k = form.constant_k, at_end = form.at_end;
   const bool at_start = beta != 0.0 && !at_end;
 
-  if (constant_k && w.K.nonZeros() == 0) model_.stiffness(x_io, w.K, clamp);
+  if (constant_k && w.K.nonZeros() == 0) model_.hessian(x_io, w.K, clamp);
   if (!w.have_pattern || w.fixed != fixed) {
-    if (w.K.nonZeros() == 0) model_.stiffness(x_io, w.K, clamp);
+    if (w.K.nonZeros() == 0) model_.hessian(x_io, w.K, clamp);
     build_reduced_pattern(w.K, fixed, n, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
     w.solver.reset_pattern();
     w.fixed = fixed;
@@ -133,7 +133,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   }
   // Damping stiffness at x_n, projected (D stays PSD: damping never adds energy).
   const Sparse& K0 = constant_k ? w.K : w.K0;
-  if (at_start && !constant_k) model_.stiffness(x_io, w.K0, true);
+  if (at_start && !constant_k) model_.hessian(x_io, w.K0, true);
   const Eigen::Index nr = w.H.rows();
   const auto is_free = [&](std::size_t a) { return fixed.empty() || !fixed[a]; };
 
@@ -173,7 +173,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   const auto objective = [&](const Vector& u) {
     w.x = x_io + u;
     const double inertia = 0.5 * (u - w.hv).cwiseAbs2().dot(w.mass);
-    const double elastic = h * h * model_.energy(w.x);
+    const double elastic = h * h * model_.value(w.x);
     const double external = -h * h * f_ext.dot(u);
     double damping = 0.5 * h * alpha * u.cwiseAbs2().dot(w.mass);
     if (at_start) {
@@ -189,7 +189,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   double reference = 0.0;
   const auto gradient = [&](const Vector& u, bool measure) {
     w.x = x_io + u;
-    model_.internal_force(w.x, w.f_int);
+    model_.gradient(w.x, w.f_int);
     if (at_start) w.Ku.noalias() = K0 * u;
     if (at_end) model_.stiffness_product(w.x, u, w.Ku);
     w.g_free.resize(nr);
@@ -354,7 +354,7 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
     K = &w.K0;
   } else {
     w.x = x_n + w.u;
-    model_.stiffness(w.x, w.K, clamp);
+    model_.hessian(w.x, w.K, clamp);
   }
   const Sparse& Kd = constant_k || at_end ? *K : w.K0;
   // Hessian (1 + hα) M + h β K_d + h² K(x) on the free unknowns; with the damping at the

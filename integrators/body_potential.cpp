@@ -139,10 +139,10 @@ void BodyPotential::build_pattern() const {
   }
 }
 
-void BodyPotential::hessian(const Vector& X, Sparse& out) const {
+void BodyPotential::hessian(const Vector& X, Sparse& out, bool project_psd) const {
   assemble(
-      X, out, [](const MembraneStVK& t, const auto& x) { return t.hessian(x, true); },
-      [](const HingeBending& t, const auto& x) { return t.hessian(x, true); });
+      X, out, [&](const MembraneStVK& t, const auto& x) { return t.hessian(x, project_psd); },
+      [&](const HingeBending& t, const auto& x) { return t.hessian(x, project_psd); });
 }
 
 void BodyPotential::material_stiffness(const Vector& X, Sparse& out) const {

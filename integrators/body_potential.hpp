@@ -4,10 +4,12 @@
 /// external force (wind, evaluated once per tick) as one function of the body's
 /// stacked positions X (3n). Value, gradient and PSD-projected Hessian come from the
 /// same element terms the explicit AVI uses; element work runs in parallel (TBB) and
-/// is summed in a fixed order, so results do not depend on the thread count.
+/// is summed in a fixed order, so results do not depend on the thread count. An
+/// AssembledEnergy (integrators/energy_term.hpp).
 #include <Eigen/Sparse>
 #include <vector>
 
+#include "integrators/energy_term.hpp"
 #include "integrators/hinge_energy.hpp"
 #include "integrators/membrane_energy.hpp"
 
@@ -41,9 +43,10 @@ class BodyPotential {
   void gradient(const Vector& X, Vector& out) const;
   /// value(X), and gradient(X) into `out`, bit for bit, in one pass over the elements.
   double value_and_gradient(const Vector& X, Vector& out) const;
-  /// Hessian with every element block projected to PSD (projected Newton), into a
-  /// matrix whose pattern is fixed after the first call.
-  void hessian(const Vector& X, Sparse& out) const;
+  /// ∇²V(X) (the elements' only: gravity and the external force are linear), every
+  /// element block projected to PSD on request (projected Newton), into a matrix whose
+  /// pattern is fixed after the first call.
+  void hessian(const Vector& X, Sparse& out, bool project_psd = false) const;
   /// The elements' material (Gauss–Newton) stiffness: PSD without projection, zero on
   /// rigid motions of X; same pattern as hessian(). The stiffness of Rayleigh damping.
   void material_stiffness(const Vector& X, Sparse& out) const;
@@ -86,5 +89,7 @@ class BodyPotential {
   mutable std::vector<double> element_values_;
   mutable std::vector<double> element_gradients_;
 };
+
+static_assert(AssembledEnergy<BodyPotential>);
 
 }  // namespace clockwork

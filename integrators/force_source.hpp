@@ -17,16 +17,18 @@
 #include <vector>
 
 #include "engine/kernel.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
+/// A velocity-dependent force that is no potential (wind): F(x, v) over a stencil.
 template <typename Term>
-concept PotentialTerm = requires(const Term& e, const StencilPositions<Term::kVertices>& x) {
-  { e.value(x) } -> std::convertible_to<double>;
-  e.gradient(x);
+concept ForceTerm = requires(const Term& e, const StencilPositions<Term::kVertices>& x) {
+  { e.force(x, x) } -> std::convertible_to<StencilVector<Term::kVertices>>;
 };
 
 template <typename Term>
+  requires EnergyTerm<Term> || ForceTerm<Term>
 class ForceSource final : public EventSource {
  public:
   static constexpr int N = Term::kVertices;
@@ -75,7 +77,7 @@ class ForceSource final : public EventSource {
     StencilVector<N> impulse;
     const double span = s.weight * s.period;  // the period itself after the first tick
     s.weight = 1.0;
-    if constexpr (PotentialTerm<Term>) {
+    if constexpr (EnergyTerm<Term>) {
       impulse = -span * s.term.gradient(x);
     } else {
       StencilPositions<N> v;
@@ -94,7 +96,7 @@ class ForceSource final : public EventSource {
   }
 
   double potential_energy(const VertexState& state, double t) const override {
-    if constexpr (PotentialTerm<Term>) {
+    if constexpr (EnergyTerm<Term>) {
       double sum = 0.0;
       StencilPositions<N> x;
       for (const Stencil& s : stencils_) {

@@ -1,6 +1,7 @@
 #pragma once
 /// Uniform gravity on one vertex: V = −m g·x.
 #include "engine/types.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
@@ -15,5 +16,7 @@ struct GravityEnergy {
     return StencilMatrix<1>::Zero();
   }
 };
+
+static_assert(EnergyTerm<GravityEnergy>);
 
 }  // namespace clockwork

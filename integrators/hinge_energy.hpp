@@ -10,6 +10,7 @@
 ///   θ = atan2((n_A × n_B)·ê, n_A·n_B):
 /// lifting x2 or x3 along the common normal makes θ negative.
 #include "engine/types.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
@@ -36,5 +37,7 @@ struct HingeBending {
   /// The Gauss–Newton part 2 k w ∇θ ∇θᵀ: PSD, zero on rigid motions (θ is invariant).
   StencilMatrix<4> material_stiffness(const StencilPositions<4>& x) const;
 };
+
+static_assert(EnergyTerm<HingeBending>);
 
 }  // namespace clockwork

@@ -78,7 +78,7 @@ void ImplicitTickSolver::gradient(const TickProblem& p, const Eigen::VectorXd& x
 
 bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) {
   evaluation_point(p, x);
-  potential_.hessian(mid_, hessian_);
+  potential_.hessian(mid_, hessian_, /*project_psd=*/true);
   hessian_ *= settings_.theta * settings_.theta;
   if (settings_.rayleigh_beta > 0.0) {
     // Same elements, same assembly: D has hessian_'s compressed pattern.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine/types.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
@@ -39,5 +40,7 @@ struct MembraneStVK {
  private:
   StencilMatrix<3> second_derivative(const StencilPositions<3>& x, bool with_stress) const;
 };
+
+static_assert(EnergyTerm<MembraneStVK>);
 
 }  // namespace clockwork

@@ -224,7 +224,7 @@ void MultirateSolver::linearise(const Vector& x0) {
   // Linear FEM's K is PSD already: projecting it would only cost (both forms are one).
   const bool psd = model_.kind() == FemKind::Corotational &&
                    settings_.damping == MultirateDamping::Projected;
-  model_.stiffness(x0, K_, psd);
+  model_.hessian(x0, K_, psd);
   had_planes_ = !planes_.empty();
   if (had_planes_) {
     Triplets t;
@@ -376,7 +376,7 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
     Kv_ = Kuv_.col(1);
     if (had_planes_) f_int0_.noalias() -= Kc_ * uv_.col(0);  // K_ holds the planes too
   } else {
-    model_.internal_force(x0, f_int0_);
+    model_.gradient(x0, f_int0_);
     Kv_.noalias() = K_ * v0;
   }
   for (const TickPlane& p : planes_) p.add_gradient(x0, f_int0_, [](Index) { return true; });

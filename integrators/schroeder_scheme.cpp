@@ -138,8 +138,8 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
 
   // Stiffness at rest: constant for linear FEM; the stability estimate for both.
   const Vector& X = model_.rest_positions();
-  if (model_E_) model_E_->stiffness(X, K_E_, true);
-  if (model_I_) model_I_->stiffness(X, K_I_, true);
+  if (model_E_) model_E_->hessian(X, K_E_, true);
+  if (model_I_) model_I_->hessian(X, K_I_, true);
   x_KE_ = X;
   x_KI_ = X;
 
@@ -225,7 +225,7 @@ bool SchroederStepper::next_step_coupled() const {
 }
 
 double SchroederStepper::elastic_energy(const Vector& x) const {
-  return (model_E_ ? model_E_->energy(x) : 0.0) + (model_I_ ? model_I_->energy(x) : 0.0);
+  return (model_E_ ? model_E_->value(x) : 0.0) + (model_I_ ? model_I_->value(x) : 0.0);
 }
 
 void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh) {
@@ -235,11 +235,11 @@ void SchroederStepper::ensure_stiffness(const Vector& x, bool need_E, bool need_
   // damping-only solves of the other substeps keep the frame's K (an assembly with
   // 12×12 eigen-decompositions per tet costs more than the rest of a substep).
   if (need_E && model_E_ && (refresh || x_KE_.size() == 0) && x_KE_ != x) {
-    model_E_->stiffness(x, K_E_, true);
+    model_E_->hessian(x, K_E_, true);
     x_KE_ = x;
   }
   if (need_I && model_I_ && (refresh || x_KI_.size() == 0) && x_KI_ != x) {
-    model_I_->stiffness(x, K_I_, true);
+    model_I_->hessian(x, K_I_, true);
     x_KI_ = x;
   }
 }
@@ -271,11 +271,11 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
   // r = t_E f_E(x) + t_I f_I(x) − B v (the non-gravity forces × time), f = −∇E.
   r_.setZero(N);
   if (use_E && c.t_E != 0.0) {
-    model_E_->internal_force(x, f_E_);
+    model_E_->gradient(x, f_E_);
     r_ -= c.t_E * f_E_;
   }
   if (use_I && c.t_I != 0.0) {
-    model_I_->internal_force(x, f_I_);
+    model_I_->gradient(x, f_I_);
     r_ -= c.t_I * f_I_;
   }
   if (implicit) {

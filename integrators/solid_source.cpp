@@ -27,7 +27,7 @@ SolidSource::SolidSource(std::string body, std::vector<Index> vertices,
   v_.resize(3 * n);
   // The planes' floor stiffness: each vertex's diagonal block of K at rest.
   TetFemModel::Sparse K;
-  model_->stiffness(model_->rest_positions(), K, true);
+  model_->hessian(model_->rest_positions(), K, true);
   std::vector<double> k(n, 0.0);
   for (std::size_t a = 0; a < n; ++a)
     k[a] = (K.coeff(3 * a, 3 * a) + K.coeff(3 * a + 1, 3 * a + 1) + K.coeff(3 * a + 2, 3 * a + 2)) / 3.0;
@@ -382,7 +382,7 @@ double SolidSource::potential_energy(const VertexState& state, double t) const {
     x.segment<3>(3 * a) = state.position_at(vertices_[a], t);
     gravity -= f_ext_.segment<3>(3 * a).dot(x.segment<3>(3 * a));
   }
-  return model_->energy(x) + gravity;
+  return model_->value(x) + gravity;
 }
 
 int SolidFineSource::stencil_size(EventSlot slot) const {

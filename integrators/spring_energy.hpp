@@ -5,6 +5,7 @@
 
 #include "engine/psd.hpp"
 #include "engine/types.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
@@ -44,5 +45,7 @@ struct SpringEnergy {
     return H;
   }
 };
+
+static_assert(EnergyTerm<SpringEnergy>);
 
 }  // namespace clockwork

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/types.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
@@ -78,7 +79,8 @@ struct CorotationalTet {
 };
 
 /// A whole mesh: lumped masses, energy, internal force and stiffness, assembled in
-/// parallel (TBB) and summed in a fixed order (results independent of thread count).
+/// parallel (TBB) and summed in a fixed order (results independent of thread count);
+/// an AssembledEnergy (integrators/energy_term.hpp).
 /// Element results go through scratch buffers inside the model: one model must not be
 /// evaluated from two threads at once (copies share the buffers).
 class TetFemModel {
@@ -100,15 +102,15 @@ class TetFemModel {
   /// Lumped mass per vertex (ρ vol / 4 from each of its tets), kg.
   const std::vector<double>& lumped_mass() const;
 
-  /// Elastic energy at stacked positions x (3n), J.
-  double energy(const Vector& x) const;
-  /// ∇E(x) (3n): Zhao et al.'s f_int (the force on the vertices is −f_int).
-  void internal_force(const Vector& x, Vector& out) const;
-  /// ∇²E(x), element blocks projected to PSD on request; the sparsity pattern is the
-  /// same for every call (all 3×3 vertex-pair blocks of the mesh, and every vertex's
-  /// diagonal block), compressed; `out` (empty or from a previous call) is reused
-  /// without allocation.
-  void stiffness(const Vector& x, Sparse& out, bool project_psd = false) const;
+  /// Elastic energy E at stacked positions x (3n), J.
+  double value(const Vector& x) const;
+  /// ∇E(x) (3n): Zhao et al.'s internal force f_int (the force on the vertices is −f_int).
+  void gradient(const Vector& x, Vector& out) const;
+  /// The stiffness K = ∇²E(x), element blocks projected to PSD on request; the sparsity
+  /// pattern is the same for every call (all 3×3 vertex-pair blocks of the mesh, and
+  /// every vertex's diagonal block), compressed; `out` (empty or from a previous call)
+  /// is reused without allocation.
+  void hessian(const Vector& x, Sparse& out, bool project_psd = false) const;
   /// K(x) u (3n) with the unprojected K(x), element by element without assembling K
   /// (Rayleigh damping at the iterate, backward_euler.hpp); for linear FEM K u.
   void stiffness_product(const Vector& x, const Vector& u, Vector& out) const;
@@ -122,5 +124,9 @@ class TetFemModel {
   struct Impl;
   std::shared_ptr<const Impl> impl_;
 };
+
+static_assert(EnergyTerm<LinearTet>);
+static_assert(EnergyTerm<CorotationalTet>);
+static_assert(AssembledEnergy<TetFemModel>);
 
 }  // namespace clockwork

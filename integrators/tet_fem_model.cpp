@@ -121,7 +121,7 @@ const std::vector<std::array<Index, 4>>& TetFemModel::tets() const { return impl
 const TetFemModel::Vector& TetFemModel::rest_positions() const { return impl_->rest; }
 const std::vector<double>& TetFemModel::lumped_mass() const { return impl_->mass; }
 
-double TetFemModel::energy(const Vector& x) const {
+double TetFemModel::value(const Vector& x) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.values.resize(m.tets.size());
@@ -131,7 +131,7 @@ double TetFemModel::energy(const Vector& x) const {
   return sum;
 }
 
-void TetFemModel::internal_force(const Vector& x, Vector& out) const {
+void TetFemModel::gradient(const Vector& x, Vector& out) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.gradients.resize(12 * m.tets.size());
@@ -157,7 +157,7 @@ void TetFemModel::stiffness_product(const Vector& x, const Vector& u, Vector& ou
       out.segment<3>(3 * m.tets[e][i]) += Eigen::Map<const Vec3>(&m.gradients[12 * e + 3 * i]);
 }
 
-void TetFemModel::stiffness(const Vector& x, Sparse& out, bool project_psd) const {
+void TetFemModel::hessian(const Vector& x, Sparse& out, bool project_psd) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.hessians.resize(144 * m.tets.size());

@@ -13,10 +13,19 @@
 /// one-sided quadratic penalty
 ///   P(x) = (k/2) max(0, offset − n · y(x))²,
 /// value, gradient and Hessian below from the same violation; C¹, piecewise quadratic.
+///
+/// One plane is an energy at both levels (integrators/energy_term.hpp): over the body's
+/// stacked positions X (value, gradient, hessian with X; the solvers' add_gradient and
+/// add_hessian add into their own systems, for the vertices they solve), and as a
+/// stencil term over its four vertices' positions (the same functions with the
+/// vertices renumbered 0..3).
+#include <Eigen/Sparse>
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "engine/types.hpp"
+#include "integrators/energy_term.hpp"
 
 namespace clockwork {
 
@@ -65,6 +74,56 @@ struct TickPlane {
         if (weights[i] != 0.0 && weights[j] != 0.0 && take(vertices[i]) && take(vertices[j]))
           add(vertices[i], vertices[j], Mat3(weights[i] * weights[j] * nn));
   }
+
+  // --- the energy interface over the body's stacked positions X -----------------
+  /// out = ∇P(X), sized like X.
+  void gradient(const Eigen::VectorXd& X, Eigen::VectorXd& out) const {
+    out.setZero(X.size());
+    add_gradient(X, out, everywhere);
+  }
+  /// out = ∇²P(X) (compressed). P's Hessian k (w ⊗ n)(w ⊗ n)ᵀ is PSD already, so the
+  /// projection changes nothing.
+  void hessian(const Eigen::VectorXd& X, Eigen::SparseMatrix<double>& out, bool = false) const {
+    std::vector<Eigen::Triplet<double>> t;
+    add_hessian(X, everywhere, [&](Index a, Index b, const Mat3& block) {
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          t.emplace_back(static_cast<int>(3 * a + r), static_cast<int>(3 * b + c), block(r, c));
+    });
+    out.resize(X.size(), X.size());
+    out.setFromTriplets(t.begin(), t.end());
+    out.makeCompressed();
+  }
+
+  // --- the energy interface over the plane's own four vertices -------------------
+  static constexpr int kVertices = kMaxVertices;
+  double value(const StencilPositions<4>& x) const { return local().value(flat(x)); }
+  StencilVector<4> gradient(const StencilPositions<4>& x) const {
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(12);
+    local().add_gradient(flat(x), g, everywhere);
+    return g;
+  }
+  StencilMatrix<4> hessian(const StencilPositions<4>& x, bool = false) const {
+    StencilMatrix<4> H = StencilMatrix<4>::Zero();
+    local().add_hessian(flat(x), everywhere,
+                        [&](Index a, Index b, const Mat3& block) { H.block<3, 3>(3 * a, 3 * b) += block; });
+    return H;
+  }
+
+ private:
+  static bool everywhere(Index) { return true; }
+  /// This plane on the vertices 0..3 of a stencil.
+  TickPlane local() const {
+    TickPlane p = *this;
+    p.vertices = {0, 1, 2, 3};
+    return p;
+  }
+  static Eigen::VectorXd flat(const StencilPositions<4>& x) {
+    return Eigen::Map<const Eigen::VectorXd>(x.data(), 12);
+  }
 };
+
+static_assert(EnergyTerm<TickPlane>);
+static_assert(AssembledEnergy<TickPlane>);
 
 }  // namespace clockwork

@@ -1,9 +1,10 @@
-// Finite-difference checks of the penalty layer potential in every closest-feature
-// region, and the momentum-conservation structure of its gradient.
+// The penalty layer potential in every closest-feature region: the momentum-
+// conservation structure of its gradient, and the layer events' impulse and energy
+// being the term's. (Its derivatives by central differences: test_energy_derivatives.)
 #include <doctest/doctest.h>
 
 #include "contact/penalty_potential.hpp"
-#include "tests/support/finite_difference.hpp"
+#include "tests/support/stencils.hpp"
 
 namespace clockwork {
 namespace {
@@ -33,45 +34,22 @@ TEST_CASE("layer thickness and stiffness follow eta1 l^-1/4 and r1 l^3") {
   CHECK(layer_stiffness(2.0, 3) == doctest::Approx(54.0));
 }
 
-TEST_CASE("vertex-triangle layer: FD checks in face, edge and vertex regions") {
-  const PenaltyLayer p = layer(PairType::VertexTriangle);
-  StencilPositions<4> base;
-  base.col(1) = Vec3(0, 0, 0);
-  base.col(2) = Vec3(0.4, 0.05, 0.02);
-  base.col(3) = Vec3(0.1, 0.45, -0.03);
-  const Vec3 vertices[] = {Vec3(0.15, 0.1, 0.2), Vec3(0.35, 0.3, 0.1), Vec3(-0.1, -0.12, 0.05)};
-  const char* regions[] = {"face", "edge", "vertex"};
-  for (int r = 0; r < 3; ++r) {
-    CAPTURE(regions[r]);
-    StencilPositions<4> x = base;
-    x.col(0) = vertices[r];
-    REQUIRE(pair_closest(p.type, x).distance < p.thickness);
-    test::check_derivatives(p, x, 1e-5);
-    check_momentum_structure(p, x);
+void check_momenta(PairType type) {
+  for (const test::PairState& state : test::pair_states()) {
+    if (state.type != type) continue;
+    const PenaltyLayer p = layer(type);
+    CAPTURE(state.region);
+    REQUIRE(pair_closest(p.type, state.x).distance < p.thickness);
+    check_momentum_structure(p, state.x);
   }
 }
 
-TEST_CASE("edge-edge layer: FD checks with interior and clamped parameters") {
-  const PenaltyLayer p = layer(PairType::EdgeEdge);
-  StencilPositions<4> x;
-  SUBCASE("interior") {
-    x << 0, 0.5, 0.25, 0.3,  //
-        0, 0.05, -0.3, 0.3,  //
-        0, 0.02, 0.15, 0.1;
-  }
-  SUBCASE("one parameter clamped") {
-    x << 0, 0.5, 0.7, 0.75,  //
-        0, 0.05, -0.3, 0.3,  //
-        0, 0.02, 0.15, 0.1;
-  }
-  SUBCASE("both clamped") {
-    x << 0, 0.5, 0.7, 1.0,  //
-        0, 0.05, 0.15, 0.3,  //
-        0, 0.02, 0.15, 0.1;
-  }
-  REQUIRE(pair_closest(p.type, x).distance < p.thickness);
-  test::check_derivatives(p, x, 1e-5);
-  check_momentum_structure(p, x);
+TEST_CASE("vertex-triangle layer: momenta conserved in face, edge and vertex regions") {
+  check_momenta(PairType::VertexTriangle);
+}
+
+TEST_CASE("edge-edge layer: momenta conserved with interior and clamped parameters") {
+  check_momenta(PairType::EdgeEdge);
 }
 
 TEST_CASE("layer is zero beyond its thickness") {
@@ -83,6 +61,30 @@ TEST_CASE("layer is zero beyond its thickness") {
   CHECK(p.value(x) == 0.0);
   CHECK(p.gradient(x).norm() == 0.0);
   CHECK(p.hessian(x).norm() == 0.0);
+}
+
+TEST_CASE("layer events' impulse and energy are the term's gradient and value") {
+  // ContactSystem kicks with J w_i n, J = h r (η − d) (contact_layers.cpp): −h ∇_i V.
+  const PenaltyLayer p = PenaltyLayer::of(PairType::VertexTriangle, 0.5, 1e3, 2);
+  CHECK(p.stiffness == layer_stiffness(1e3, 2));
+  CHECK(p.thickness == layer_thickness(0.5, 2));
+  StencilPositions<4> x;
+  x.col(0) = Vec3(0.15, 0.1, 0.2);
+  x.col(1) = Vec3(0, 0, 0);
+  x.col(2) = Vec3(0.4, 0.05, 0.02);
+  x.col(3) = Vec3(0.1, 0.45, -0.03);
+  const PairClosest c = pair_closest(p.type, x);
+  REQUIRE(p.pushes(c.distance));
+  const double h = 1e-3;
+  const Vec3 n = c.y / c.distance;
+  const StencilVector<4> g = p.gradient(x);
+  for (int i = 0; i < 4; ++i) {
+    const Vec3 kick = (p.impulse(c.distance, h) * c.w[i]) * n;
+    CHECK((kick + h * g.segment<3>(3 * i)).norm() <= 1e-15 * g.norm());
+  }
+  CHECK(p.energy(c.distance) == p.value(x));
+  CHECK(p.energy(p.thickness) == 0.0);
+  CHECK(!p.pushes(p.thickness));
 }
 
 }  // namespace

@@ -81,9 +81,9 @@ TEST_CASE("linear FEM: one step equals the direct solve of Zhao eq. (5), every l
   // the prescribed vertices, free rows solved with SparseLU.
   const Vector m = mass_vector(model);
   Sparse K;
-  model.stiffness(x0, K);
+  model.hessian(x0, K);
   Vector f_int;
-  model.internal_force(x0, f_int);
+  model.gradient(x0, f_int);
   const Sparse M = diagonal(m);
   const Sparse D = alpha * M + beta * K;
   const Sparse A = M + h * D + h * h * K;
@@ -161,9 +161,9 @@ TEST_CASE("corotational, full Newton, large rotation: the optimality condition Z
   CHECK(r.newton_iterations > 1);  // nonlinear: more than the linearised step
   // M (v_{n+1} − v_n) = h (f_ext − f_int(x_{n+1}) − D v_{n+1}), D = α M + β K⁺(x_n).
   Sparse K0;
-  model.stiffness(x0, K0, true);
+  model.hessian(x0, K0, true);
   Vector f_int;
-  model.internal_force(x, f_int);
+  model.gradient(x, f_int);
   const Vector residual =
       m.cwiseProduct(v - v0) - h * (f_ext - f_int - alpha * m.cwiseProduct(v) - beta * (K0 * v));
   const double inertia = m.cwiseProduct(v - v0).norm();
@@ -184,7 +184,7 @@ TEST_CASE("no damping, no load: energy never increases, linear momentum is conse
   Vector x = rotated(model, Eigen::AngleAxisd(0.6, Vec3::UnitZ()).toRotationMatrix(), 0.08, 6);
   Vector v = spinning(x, Vec3(1.0, -2.0, 4.0), Vec3(0.3, -0.2, 0.5), 0.8, 7);
   const Vector zero = Vector::Zero(3 * n);
-  const auto total_energy = [&] { return 0.5 * v.cwiseAbs2().dot(m) + model.energy(x); };
+  const auto total_energy = [&] { return 0.5 * v.cwiseAbs2().dot(m) + model.value(x); };
   const auto momentum = [&] {
     Vec3 p = Vec3::Zero(), l = Vec3::Zero();
     for (Eigen::Index a = 0; a < n; ++a) {
@@ -289,13 +289,13 @@ TEST_CASE(
   x0.segment<3>(3 * (n - 1)) = Vec3(0.05, 0.08, -0.1);
   const Vector v0 = random_vector(3 * n, 0.1, 8), zero = Vector::Zero(3 * n);
   Sparse K;
-  model.stiffness(x0, K);
+  model.hessian(x0, K);
   const Eigen::MatrixXd H = Eigen::MatrixXd(m.asDiagonal()) + h * h * Eigen::MatrixXd(K);
   const double lowest = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(H).eigenvalues()[0];
   CAPTURE(lowest);
   REQUIRE(lowest < 0.0);
   const auto objective = [&](const Vector& x) {  // g(x) = ½||x − x_n − h v_n||²_M + h² E(x)
-    return 0.5 * (x - x0 - h * v0).cwiseAbs2().dot(m) + h * h * model.energy(x);
+    return 0.5 * (x - x0 - h * v0).cwiseAbs2().dot(m) + h * h * model.value(x);
   };
 
   BackwardEulerSettings s;
@@ -399,9 +399,9 @@ TEST_CASE("damping at the step's end: the converged step solves M dv = h (f - f_
     REQUIRE(r.converged);
     // The textbook (and VegaFEM) form: K(x1) the unprojected tangent at the step's end.
     Sparse K1;
-    b.model.stiffness(x, K1);
+    b.model.hessian(x, K1);
     Vector f_int;
-    b.model.internal_force(x, f_int);
+    b.model.gradient(x, f_int);
     const Vector inertia = b.m.cwiseProduct(v - b.v0);
     const Vector residual =
         inertia - h * (b.f_ext - f_int - alpha * b.m.cwiseProduct(v) - beta * (K1 * v));
@@ -409,7 +409,7 @@ TEST_CASE("damping at the step's end: the converged step solves M dv = h (f - f_
     CHECK(b.free_norm(residual) <= 1e-10 * b.free_norm(inertia));
     // ... which is not the default's D = αM + βK̂(x_n): that residual is far larger.
     Sparse K0;
-    b.model.stiffness(b.x0, K0, true);
+    b.model.hessian(b.x0, K0, true);
     const Vector other =
         inertia - h * (b.f_ext - f_int - alpha * b.m.cwiseProduct(v) - beta * (K0 * v));
     CHECK(b.free_norm(other) >= 1e-4 * b.free_norm(inertia));
@@ -424,9 +424,9 @@ TEST_CASE("max_newton = 1 with the exact tangent is Zhao eq. (5) as printed") {
   const auto n = static_cast<Eigen::Index>(b.model.vertex_count());
   const double h = 0.01, alpha = 0.3, beta = 0.004;
   Sparse K;
-  b.model.stiffness(b.x0, K);
+  b.model.hessian(b.x0, K);
   Vector f_int;
-  b.model.internal_force(b.x0, f_int);
+  b.model.gradient(b.x0, f_int);
   const Sparse M = diagonal(b.m);
   const Sparse D = alpha * M + beta * K;
   const Sparse A = M + h * D + h * h * K;
@@ -442,7 +442,7 @@ TEST_CASE("max_newton = 1 with the exact tangent is Zhao eq. (5) as printed") {
   const Vector v_ref = b.v0 + Sparse(P.transpose()) * lu.solve(Vector(P * rhs));
   // The state's tangent is indefinite: the exact and the projected steps differ.
   Sparse Kp;
-  b.model.stiffness(b.x0, Kp, true);
+  b.model.hessian(b.x0, Kp, true);
   REQUIRE((Kp - K).norm() > 1e-3 * K.norm());
 
   for (LinearSolverKind kind : {LinearSolverKind::Cholesky, LinearSolverKind::PcgJacobi}) {
@@ -517,10 +517,10 @@ TEST_CASE("default damping (projected at the step's start): energy never grows")
     BackwardEuler be(model, s);
     Vector x = b.x0, v = b.v0;
     const auto energy = [&] {
-      return 0.5 * v.cwiseAbs2().dot(b.m) + model.energy(x) - b.f_ext.dot(x);
+      return 0.5 * v.cwiseAbs2().dot(b.m) + model.value(x) - b.f_ext.dot(x);
     };
     const double e0 = energy();
-    const double scale = 0.5 * b.v0.cwiseAbs2().dot(b.m) + model.energy(b.x0);
+    const double scale = 0.5 * b.v0.cwiseAbs2().dot(b.m) + model.value(b.x0);
     double e = e0, worst = -1.0;
     for (int step = 0; step < 100; ++step) {
       REQUIRE(be.step(0.01, x, v, b.f_ext, b.fixed).converged);

@@ -20,7 +20,7 @@ TEST_CASE("vertex-block Cholesky: solves M + h² K of a tet bar to round-off") {
   Eigen::VectorXd x(3 * n);
   for (std::size_t a = 0; a < n; ++a) x.segment<3>(3 * a) = mesh.vertices[a];
   Eigen::SparseMatrix<double> A;
-  model.stiffness(x, A, false);
+  model.hessian(x, A, false);
   A *= 1e-6;
   for (std::size_t a = 0; a < n; ++a)
     for (int c = 0; c < 3; ++c) A.coeffRef(3 * a + c, 3 * a + c) += model.lumped_mass()[a];
@@ -55,7 +55,7 @@ TEST_CASE("vertex-block Cholesky: refactorising new values on the analysed patte
     // A deformed state each time: other values, the same pattern.
     const Eigen::VectorXd y = x + 0.01 * Eigen::VectorXd::Random(3 * n);
     Eigen::SparseMatrix<double> A;
-    model.stiffness(y, A, true);
+    model.hessian(y, A, true);
     A *= 1e-5 * (k + 1);
     for (std::size_t a = 0; a < n; ++a)
       for (int c = 0; c < 3; ++c) A.coeffRef(3 * a + c, 3 * a + c) += model.lumped_mass()[a];

@@ -1,4 +1,5 @@
-/// Every energy term: derivative checks, rest states, and invariances.
+/// Every energy term: rest states, invariances, fused evaluations and the material
+/// stiffness. (Their derivatives: test_energy_derivatives.cpp.)
 #include <doctest/doctest.h>
 
 #include <Eigen/Geometry>
@@ -10,28 +11,14 @@
 #include "integrators/spring_energy.hpp"
 #include "integrators/wind_force.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/stencils.hpp"
 
 using namespace clockwork;
-using test::check_derivatives;
 using test::perturbed;
+using test::rest_hinge;
+using test::rest_triangle;
 
 namespace {
-
-StencilPositions<3> rest_triangle(double s) {
-  StencilPositions<3> x;
-  x << 0, s, 0.3 * s, 0, 0.1 * s, 0.9 * s, 0, 0, 0.05 * s;
-  return x;
-}
-
-StencilPositions<4> rest_hinge(double s, double fold) {
-  // Edge along x; x2 in the half-plane y > 0, x3 folded by `fold` about the edge.
-  StencilPositions<4> x;
-  x.col(0) = Vec3(0, 0, 0);
-  x.col(1) = Vec3(s, 0, 0);
-  x.col(2) = Vec3(0.4 * s, 0.8 * s, 0);
-  x.col(3) = Vec3(0.6 * s, -0.9 * s * std::cos(fold), 0.9 * s * std::sin(fold));
-  return x;
-}
 
 /// The fused evaluation the implicit tick uses gives value() and gradient() exactly.
 template <typename Term, int N>
@@ -93,7 +80,7 @@ void check_material_stiffness(const Term& term, const StencilPositions<N>& x,
 
 }  // namespace
 
-TEST_CASE("spring: derivatives, rest, invariances") {
+TEST_CASE("spring: rest, invariances") {
   for (double beta : {0.0, 50.0}) {
     SpringEnergy s{3.0, beta, 1.2};
     StencilPositions<2> rest;
@@ -105,7 +92,6 @@ TEST_CASE("spring: derivatives, rest, invariances") {
         const auto x = perturbed(rest, scale, seed);
         CAPTURE(beta);
         CAPTURE(scale);
-        check_derivatives(s, x);
         check_invariances(x, s.gradient(x));
         CHECK(s.value(rigidly_moved(x, seed)) == doctest::Approx(s.value(x)).epsilon(1e-12));
       }
@@ -113,7 +99,7 @@ TEST_CASE("spring: derivatives, rest, invariances") {
   }
 }
 
-TEST_CASE("membrane: derivatives when stretched, compressed and sheared, PSD at rest") {
+TEST_CASE("membrane: rest, fused evaluation, invariances when stretched, compressed and sheared") {
   // (check_fused: value_and_gradient, which the implicit tick uses, is value and gradient.)
   const auto [mu, lambda] = MembraneStVK::lame_plane_stress(1000.0, 0.3);
   for (double size : {1e-3, 1.0, 1e3}) {
@@ -129,22 +115,12 @@ TEST_CASE("membrane: derivatives when stretched, compressed and sheared, PSD at 
         const auto x = perturbed(rest, strain * size, seed);
         CAPTURE(size);
         CAPTURE(strain);
-        check_derivatives(m, x);
         check_fused(m, x);
         check_invariances(x, m.gradient(x));
         CHECK(m.value(rigidly_moved(x, seed)) == doctest::Approx(m.value(x)).epsilon(1e-9));
-        Eigen::SelfAdjointEigenSolver<StencilMatrix<3>> eig(m.hessian(x, true));
-        CHECK(eig.eigenvalues().minCoeff() >= -1e-9 * std::max(1.0, eig.eigenvalues().maxCoeff()));
         check_material_stiffness(m, x, rest, seed);
       }
     }
-    // Compressed to half and inverted: still smooth derivatives.
-    StencilPositions<3> squashed = rest;
-    squashed.col(2) = rest.col(0) + 0.5 * (rest.col(2) - rest.col(0));
-    check_derivatives(m, squashed);
-    StencilPositions<3> inverted = rest;
-    inverted(1, 2) = -rest(1, 2);
-    check_derivatives(m, inverted);
   }
   CHECK(MembraneStVK::is_degenerate(
       (StencilPositions<3>() << 0, 1, 2, 0, 0, 0, 0, 0, 0).finished()));
@@ -162,7 +138,7 @@ TEST_CASE("membrane: uniaxial stretch gives the analytic St. Venant–Kirchhoff 
   CHECK(m.value(x) == doctest::Approx(0.5 * (mu * E11 * E11 + 0.5 * lambda * E11 * E11)));
 }
 
-TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances") {
+TEST_CASE("hinge: angle sign convention, rest states, invariances") {
   // Lifting an opposite vertex along the common normal makes θ negative.
   auto flat = rest_hinge(1.0, 0.0);
   CHECK(HingeBending::angle(flat) == doctest::Approx(0.0));
@@ -181,7 +157,6 @@ TEST_CASE("hinge: angle sign convention, derivatives, rest states, invariances")
         const auto x = perturbed(rest, 0.1 * size, seed);
         CAPTURE(size);
         CAPTURE(fold);
-        check_derivatives(h, x, 2e-6);
         check_fused(h, x);
         // The one-pass angle and gradient that gradient() and the ticks use are the
         // separate ones, bit for bit.
@@ -204,7 +179,8 @@ TEST_CASE("gravity: value, gradient, zero Hessian") {
   StencilPositions<1> x;
   x << 1, 2, 3;
   CHECK(g.value(x) == doctest::Approx(2.0 * 9.81 * 3));
-  check_derivatives(g, x);
+  CHECK(g.gradient(x) == Vec3(0, 0, 2.0 * 9.81));
+  CHECK(g.hessian(x).isZero());
 }
 
 TEST_CASE("wind: force, Jacobians, and no force along the surface") {

@@ -329,7 +329,7 @@ TEST_CASE("multirate: energy never grows under the conservative coupling (linear
   const std::size_t n = b.mesh.vertices.size();
   const auto& mass = b.model->lumped_mass();
   const auto energy = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v) {
-    double e = b.model->energy(x);
+    double e = b.model->value(x);
     for (std::size_t a = 0; a < n; ++a) e += 0.5 * mass[a] * v.segment<3>(3 * a).squaredNorm();
     return e;
   };
@@ -386,7 +386,7 @@ TEST_CASE("multirate: at equal cost the multi-rate run beats single-rate h_L on 
   const std::vector<Index> tip = end_vertices(b, 0.2);
   // The pull: K^SS u^S = f^S (a downward force on the tip region), the rest held.
   Eigen::SparseMatrix<double> K;
-  b.model->stiffness(b.model->rest_positions(), K);
+  b.model->hessian(b.model->rest_positions(), K);
   std::vector<Eigen::Triplet<double>> sel;
   for (std::size_t i = 0; i < tip.size(); ++i)
     for (int c = 0; c < 3; ++c) sel.emplace_back(3 * i + c, 3 * tip[i] + c, 1.0);
@@ -530,8 +530,8 @@ TEST_CASE("multirate: the tangent form linearises with the unprojected K(x_n)") 
   s.rayleigh_alpha = 0.3;
   s.rayleigh_beta = 2e-4;
   Eigen::SparseMatrix<double> K, K_psd;
-  b.model->stiffness(b.x0, K, false);
-  b.model->stiffness(b.x0, K_psd, true);
+  b.model->hessian(b.x0, K, false);
+  b.model->hessian(b.x0, K_psd, true);
   CHECK((K - K_psd).norm() > 1e-3 * K.norm());
   const auto assembled = [&](const Eigen::SparseMatrix<double>& Km) {
     std::vector<Index> free;
@@ -542,7 +542,7 @@ TEST_CASE("multirate: the tangent form linearises with the unprojected K(x_n)") 
       for (int c = 0; c < 3; ++c) P.insert(3 * i + c, 3 * free[i] + c) = 1.0;
     Eigen::VectorXd mass(3 * n), f_int;
     for (Index a = 0; a < n; ++a) mass.segment<3>(3 * a).setConstant(b.model->lumped_mass()[a]);
-    b.model->internal_force(b.x0, f_int);
+    b.model->gradient(b.x0, f_int);
     const double h = s.h_L, al = s.rayleigh_alpha, be = s.rayleigh_beta;
     Eigen::SparseMatrix<double> A = (h * be + h * h) * Km;
     A += Eigen::SparseMatrix<double>(((1.0 + h * al) * mass).asDiagonal());
@@ -623,7 +623,7 @@ TEST_CASE("multirate: stiffness damping on a squeezed bar never adds energy in t
   b.f_ext.setZero();
   const auto& mass = b.model->lumped_mass();
   const auto energy = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v) {
-    double e = b.model->energy(x);
+    double e = b.model->value(x);
     for (std::size_t a = 0; a < mass.size(); ++a) e += 0.5 * mass[a] * v.segment<3>(3 * a).squaredNorm();
     return e;
   };

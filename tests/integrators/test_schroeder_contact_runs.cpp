@@ -41,7 +41,7 @@ Rest settle(FemKind kind, bool constrain) {
   SchroederStepper st(*b.model, b.materials, b.surface, {}, kGravity, s);
   Eigen::VectorXd x = stacked(b.mesh.vertices), v = Eigen::VectorXd::Zero(x.size()), f;
   for (int i = 0; i < 72; ++i) st.step(x, v);
-  b.model->internal_force(x, f);
+  b.model->gradient(x, f);
   Rest r;
   double weight = 0.0, lo = kNever, hi = -kNever;
   for (Eigen::Index a = 0; a < x.size() / 3; ++a) {

@@ -46,7 +46,7 @@ BendingModes finite_element_modes(int cells_across) {
                           std::vector<TetMaterial>(mesh.tets.size(), {kYoung, 0.0, kDensity}),
                           FemKind::Linear);
   Eigen::SparseMatrix<double> K;
-  model.stiffness(model.rest_positions(), K);
+  model.hessian(model.rest_positions(), K);
   std::vector<int> dof;
   for (Index a = 0; a < mesh.vertices.size(); ++a)
     if (mesh.vertices[a].x() > 1e-9)

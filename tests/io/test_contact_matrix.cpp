@@ -307,7 +307,7 @@ double elastic_torque(const std::string& fem) {
   Eigen::VectorXd x = model.rest_positions();
   for (Eigen::Index i = 0; i < x.size(); ++i) x[i] += 0.01 * std::sin(1.7 * i + 0.3);
   Eigen::VectorXd grad;
-  model.internal_force(x, grad);
+  model.gradient(x, grad);
   Vec3 torque = Vec3::Zero();
   double scale = 0.0;
   for (Eigen::Index a = 0; a < x.size() / 3; ++a) {

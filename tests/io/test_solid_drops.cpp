@@ -88,7 +88,7 @@ State measure(const Scene& s, double t) {
     mass += st.mass(a);
   }
   m.centre_x /= mass;
-  m.elastic = src.model().energy(x);
+  m.elastic = src.model().value(x);
   m.layers = s.contact->potential_energy(st, t);
   for (const auto& tet : src.model().tets())
     if (tet_signed_volume(x.segment<3>(3 * tet[0]), x.segment<3>(3 * tet[1]), x.segment<3>(3 * tet[2]),

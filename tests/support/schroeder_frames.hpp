@@ -95,7 +95,7 @@ inline double static_elastic_energy(const TetFemModel& model, const Eigen::Vecto
     be.step(1.0, x, v, f_ext, fixed);
     if ((x - before).cwiseAbs().maxCoeff() < 1e-10) break;
   }
-  return model.energy(x);
+  return model.value(x);
 }
 
 }  // namespace clockwork::test
