@@ -118,10 +118,11 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
     v_new_ -= v_;
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
-    // The energy safeguard sees the step as the kernel gets it, rotation included.
-    if (energy_safeguard_ && euler_->settings().max_newton == 1 && kick_gained_energy(x_start_) &&
-        resolve_with_newton(time, x_start_)) {
-      if (!r.safeguarded) ++counters_.safeguarded;
+    // The energy safeguard sees the step as the kernel gets it, rotation included (a
+    // step BackwardEuler's own check already re-solved by Newton is converged).
+    if (energy_safeguard_ && euler_->settings().max_newton == 1 && !r.safeguarded &&
+        kick_gained_energy(x_start_) && resolve_with_newton(time, x_start_)) {
+      ++counters_.safeguarded;
       keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
     }
     kick(kernel, time, v_new_, free_);
