@@ -286,6 +286,9 @@ int main(int argc, char** argv) {
       if (st.kept > 0) fmt::print(" ({} in place)", st.kept);
       fmt::print("\n");
     }
+    if (summary.safeguarded_steps > 0)
+      fmt::print("  solids: {} linearised steps re-solved by the energy safeguard\n",
+                 summary.safeguarded_steps);
     for (const clockwork::PhantomSource* ph : scene.phantoms) {
       const auto& c = ph->counters();
       fmt::print("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "

@@ -1,5 +1,7 @@
 #include "integrators/backward_euler.hpp"
 
+#include "integrators/energy_safeguard.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -9,6 +11,10 @@ namespace clockwork {
 
 namespace {
 using Sparse = TetFemModel::Sparse;
+
+/// Newton iterations allowed to the energy safeguard's re-solve of a linearised step
+/// (the default max_newton of a Newton step).
+constexpr int kSafeguardNewton = 50;
 
 /// What a step assembles, from the model and the settings.
 struct StepForm {
@@ -224,61 +230,99 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   double g_norm = gradient(w.u, true);
   report.threshold = s.tolerance * reference;
   double e = at_end ? 0.0 : objective(w.u);
-  while (report.newton_iterations < s.max_newton && !(g_norm <= report.threshold)) {
-    if (constant_k && w.factored_h == h && !w.factored_with_planes && !pushing(x_io)) {
-      report.regularization = std::max(report.regularization, w.factored_mu);
-    } else if (!factor_hessian(h, x_io, moved, report)) {
-      report.factorization_failed = true;
-      report.gradient_norm = g_norm;
-      return report;  // x, v untouched
-    }
-    w.g_free *= -1.0;
-    report.linear_iterations += solve_newton_system(h, g_norm, reference, report);
-    ++report.newton_iterations;
-    w.d.setZero(N);
-    for (Eigen::Index r = 0; r < nr; ++r) w.d[w.full_of[r]] = w.d_free[r];
+  // Newton's iterations from w.u: `linearised`, the one full step of max_newton = 1;
+  // otherwise with line search, up to `cap` solves in all. False: a factorisation failed.
+  const auto newton = [&](int cap, bool linearised) {
+    while (report.newton_iterations < cap && !(g_norm <= report.threshold)) {
+      if (constant_k && w.factored_h == h && !w.factored_with_planes && !pushing(x_io)) {
+        report.regularization = std::max(report.regularization, w.factored_mu);
+      } else if (!factor_hessian(h, x_io, moved, report)) {
+        return false;
+      }
+      w.g_free *= -1.0;
+      report.linear_iterations += solve_newton_system(h, g_norm, reference, report);
+      ++report.newton_iterations;
+      w.d.setZero(N);
+      for (Eigen::Index r = 0; r < nr; ++r) w.d[w.full_of[r]] = w.d_free[r];
 
-    if (s.max_newton == 1) {  // Zhao eq. (5): the full linearised step
-      w.u += w.d;
-      g_norm = gradient(w.u, false);
-      break;
-    }
-    double t = 1.0;
-    bool accepted = false;
-    if (at_end) {
-      // No objective: backtrack on the residual's norm. The Jacobian leaves out the
-      // third-derivative term β (∂K/∂x · d) u, so a full step is not always a descent.
-      for (; t > 1e-10; t *= 0.5) {
-        w.trial = w.u + t * w.d;
-        const double g_trial = gradient(w.trial, false);
-        if (g_trial < g_norm) {
-          w.u.swap(w.trial);
-          g_norm = g_trial;
-          accepted = true;
-          break;
-        }
+      if (linearised) {  // Zhao eq. (5): the full linearised step
+        w.u += w.d;
+        g_norm = gradient(w.u, false);
+        break;
       }
-      if (!accepted) break;
-    } else {
-      // Backtracking line search, Armijo condition g(u + t d) ≤ g(u) + c t ∇gᵀd.
-      const double slope = -w.g_free.dot(w.d_free);  // g_free holds −∇g here
-      if (!(slope < 0.0)) break;                     // not a descent direction (fix None)
-      const double noise = 1e-13 * magnitude;
-      for (; t > 1e-10; t *= 0.5) {
-        w.trial = w.u + t * w.d;
-        const double e_trial = objective(w.trial);
-        if (e_trial <= e + 1e-4 * t * slope + noise) {
-          w.u.swap(w.trial);
-          e = e_trial;
-          accepted = true;
-          break;
+      double t = 1.0;
+      bool accepted = false;
+      if (at_end) {
+        // No objective: backtrack on the residual's norm. The Jacobian leaves out the
+        // third-derivative term β (∂K/∂x · d) u, so a full step is not always a descent.
+        for (; t > 1e-10; t *= 0.5) {
+          w.trial = w.u + t * w.d;
+          const double g_trial = gradient(w.trial, false);
+          if (g_trial < g_norm) {
+            w.u.swap(w.trial);
+            g_norm = g_trial;
+            accepted = true;
+            break;
+          }
         }
+        if (!accepted) break;
+      } else {
+        // Backtracking line search, Armijo condition g(u + t d) ≤ g(u) + c t ∇gᵀd.
+        const double slope = -w.g_free.dot(w.d_free);  // g_free holds −∇g here
+        if (!(slope < 0.0)) break;                     // not a descent direction (fix None)
+        const double noise = 1e-13 * magnitude;
+        for (; t > 1e-10; t *= 0.5) {
+          w.trial = w.u + t * w.d;
+          const double e_trial = objective(w.trial);
+          if (e_trial <= e + 1e-4 * t * slope + noise) {
+            w.u.swap(w.trial);
+            e = e_trial;
+            accepted = true;
+            break;
+          }
+        }
+        g_norm = gradient(w.u, false);
+        if (!accepted) break;
+      }
+      // A step below the rounding of the displacement cannot change u any more.
+      if (t * w.d.lpNorm<Eigen::Infinity>() <= 1e-15 * w.u.lpNorm<Eigen::Infinity>()) break;
+    }
+    return true;
+  };
+  bool factored = newton(s.max_newton, s.max_newton == 1);
+  if (factored && s.max_newton == 1 && s.energy_safeguard && !moved) {
+    // The energy safeguard (energy_safeguard.hpp): the linearised step's landing state
+    // against its start; prescribed vertices are at rest (!moved), so do no work.
+    w.x = x_io + w.u;
+    w.trial = v_io;
+    for (std::size_t a = 0; a < n; ++a)
+      if (is_free(a)) w.trial.segment<3>(3 * a) = w.u.segment<3>(3 * a) / h;
+    const EnergyBalance balance = step_energy_balance(model_, model_.lumped_mass(), x_io, v_io, w.x,
+                                                      w.trial, f_ext, h, planes);
+    if (balance.gained()) {
+      // Re-solve the step properly: Newton with line search, the planes one-sided as in
+      // a Newton step, from the better of the linearised iterate and Newton's own start
+      // u₀ (= 0, nothing prescribed moves): the linearised iterate of a blown-up step
+      // can lie far beyond the minimiser.
+      report.safeguarded = true;
+      for (TickPlane& p : planes)
+        if (!p.friction) p.two_sided = false;
+      w.trial.setZero(N);
+      if (at_end) {
+        const double g_linear = gradient(w.u, false);
+        if (!(g_linear <= gradient(w.trial, false))) w.u.swap(w.trial);
+      } else if (!(objective(w.u) <= objective(w.trial))) {
+        w.u.swap(w.trial);
       }
       g_norm = gradient(w.u, false);
-      if (!accepted) break;
+      e = at_end ? 0.0 : objective(w.u);
+      factored = newton(report.newton_iterations + kSafeguardNewton, false);
     }
-    // A step below the rounding of the displacement cannot change u any more.
-    if (t * w.d.lpNorm<Eigen::Infinity>() <= 1e-15 * w.u.lpNorm<Eigen::Infinity>()) break;
+  }
+  if (!factored) {
+    report.factorization_failed = true;
+    report.gradient_norm = g_norm;
+    return report;  // x, v untouched
   }
   report.gradient_norm = g_norm;
   report.converged = g_norm <= report.threshold;

@@ -42,6 +42,15 @@
 ///       `GlobalRegularization`, the exact K(x_n) with `None`;
 ///   D = α M + β K̂(x_n) with ProjectedAtStart, α M + β K with TangentAtEnd (the same K
 ///       as the stiffness term).
+/// The energy safeguard (docs/solids.md "Linearised steps and the energy safeguard"):
+/// one linear solve cannot follow a stiff body turning a large angle in one step, and
+/// its landing state can hold more energy than its start. After the linearised step
+/// (nothing prescribed moving) the step's energy balance is taken from state
+/// (energy_safeguard.hpp); if it gained more than 1e-6 of its scale, the step is solved
+/// again as a Newton step would be — planes one-sided, line search, up to 50 more
+/// iterations — from the better of the linearised iterate and u₀ (report.safeguarded).
+/// Steps that pass the check are unchanged, bit for bit.
+///
 /// Zhao eq. (5) as printed (exact tangent, D = α M + β K(x_n)) is `max_newton = 1`,
 /// `fix = None`, `damping = TangentAtEnd`; the default (LocalClamp, ProjectedAtStart)
 /// solves it with the projected tangent, which differs from eq. 5 wherever an
@@ -93,6 +102,9 @@ struct BackwardEulerSettings {
   double rayleigh_alpha = 0.0;  ///< 1/s
   double rayleigh_beta = 0.0;   ///< s
   RayleighDamping damping = RayleighDamping::ProjectedAtStart;
+  /// The linearised step's energy safeguard (above; energy_safeguard.hpp). Not a scene
+  /// field: off only in tests that show what it prevents.
+  bool energy_safeguard = true;
 };
 
 struct BackwardEulerReport {
@@ -104,6 +116,8 @@ struct BackwardEulerReport {
   bool factorization_failed = false;
   int regularizations = 0;     ///< GlobalRegularization: failed factorisations (μ raised)
   double regularization = 0;   ///< the largest μ added to the Hessian's diagonal (0: none)
+  /// The linearised step gained energy and was re-solved by Newton (energy safeguard).
+  bool safeguarded = false;
   double gradient_norm = 0.0;  ///< ||∇g|| over the free unknowns at the returned state
   double threshold = 0.0;      ///< the convergence bound it was measured against
 };

@@ -104,7 +104,8 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_, planes);
     counters_.newton_iterations += r.newton_iterations;
     counters_.linear_iterations += r.linear_iterations;
-    if (!r.converged && euler_->settings().max_newton > 1) {  // 1: linearised by design
+    if (r.safeguarded) ++counters_.safeguarded;
+    if (!r.converged && (euler_->settings().max_newton > 1 || r.safeguarded)) {  // 1: linearised by design
       ++counters_.unconverged;
       spdlog::warn("{}: backward Euler step at t = {} s not converged after {} Newton "
                    "iterations (|grad| {:.3g}); the last iterate is used",
@@ -117,33 +118,58 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
     v_new_ -= v_;
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
+    // The energy safeguard sees the step as the kernel gets it, rotation included (a
+    // step BackwardEuler's own check already re-solved by Newton is converged).
+    if (energy_safeguard_ && euler_->settings().max_newton == 1 && !r.safeguarded &&
+        kick_gained_energy(x_start_) && resolve_with_newton(time, x_start_)) {
+      ++counters_.safeguarded;
+      keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
+    }
     kick(kernel, time, v_new_, free_);
-    if (!planes.empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
+    if (!contact_.planes().empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     return clock_.time(next_step_);
   }
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
+  if (!contact_.planes().empty()) multirate_plane_impulses();
+  const auto& regions = multirate_->regions();
+  // Single rate: the whole step is one kick at t_n, whose angular momentum is kept; at
+  // m > 1 the plan's rotation (keep_angular_momentum_multirate).
+  const bool single = std::all_of(regions.begin(), regions.end(), [](const MultirateRegion& r) { return r.m == 1; }) &&
+      free_.size() == vertices_.size();
+  const double alpha = multirate_->settings().rayleigh_alpha;
+  const auto keep_rotation = [&] {
+    if (single) {
+      v_new_ = step_.dv_L;
+      for (std::size_t i = 0; i < regions.size(); ++i) v_new_ += step_.dv_S[i][0];
+      keep_angular_momentum(x_, v_new_, alpha);
+    } else if (free_.size() == vertices_.size()) {
+      keep_angular_momentum_multirate(alpha);
+    }
+  };
+  keep_rotation();
+  // The energy safeguard: the plan as the kernel will follow it, rotation included.
+  if (energy_safeguard_ && (single ? kick_gained_energy(x_) : multirate_step_gained_energy()) &&
+      resolve_with_newton(time, x_)) {
+    ++counters_.safeguarded;
+    for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) = v_new_.segment<3>(3 * a);
+    for (std::size_t i = 0; i < regions.size(); ++i)
+      for (Index a : regions[i].vertices)
+        for (Eigen::VectorXd& dv : step_.dv_S[i]) dv.segment<3>(3 * a) = v_new_.segment<3>(3 * a);
+    keep_rotation();
+  }
   if (contact_.any() && contact_.planes().empty()) contact_.record_loads(h_, impulses_, vertices_.size());
   if (!contact_.planes().empty()) {
-    multirate_plane_impulses();
     counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     contact_.record_loads(h_, impulses_, vertices_.size());
   }
   v_start_ = v_;
   x_start_ = x_;
   off_plan_.assign(multirate_->regions().size(), 0);
-  const auto& regions = multirate_->regions();
-  if (std::all_of(regions.begin(), regions.end(), [](const MultirateRegion& r) { return r.m == 1; }) &&
-      free_.size() == vertices_.size()) {
-    // Single rate: the whole step is one kick at t_n, whose angular momentum is kept
-    // (a region at m > 1 takes its increments later, at drifted positions: not done).
-    v_new_ = step_.dv_L;
-    for (std::size_t i = 0; i < regions.size(); ++i) v_new_ += step_.dv_S[i][0];
-    keep_angular_momentum(x_, v_new_, multirate_->settings().rayleigh_alpha);
+  if (single) {
     kick(kernel, time, v_new_, free_);
     return clock_.time(next_step_);
   }
-  if (free_.size() == vertices_.size()) keep_angular_momentum_multirate(multirate_->settings().rayleigh_alpha);
   kick(kernel, time, step_.dv_L, multirate_->large_vertices());
   for (std::size_t i = 0; i < regions.size(); ++i) {
     kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);

@@ -54,6 +54,9 @@ struct SolidCounters {
   std::uint64_t linear_iterations = 0;  ///< backward Euler with an iterative solver
   std::uint64_t unconverged = 0;        ///< backward Euler steps at the Newton cap (logged)
   std::uint64_t pushing_pairs = 0;      ///< pair planes that pushed (reactions given)
+  /// Linearised steps (backward Euler max_newton 1, Zhao coarse steps) that gained
+  /// energy and were re-solved by the energy safeguard (energy_safeguard.hpp).
+  std::uint64_t safeguarded = 0;
 };
 
 class SolidFineSource;
@@ -71,6 +74,11 @@ class SolidSource final : public EventSource {
   /// (from MultirateSolver) for bad regions.
   void use_multirate(std::vector<MultirateRegion> regions, const MultirateSettings& settings);
 
+  /// The energy safeguard of the linearised steps (on by default; energy_safeguard.hpp,
+  /// solid_safeguard.cpp). Off only in tests that show what it prevents; call before
+  /// start().
+  void set_energy_safeguard(bool on);
+
   /// Registers the fine-step source (multi-rate only) and schedules the first coarse
   /// step at t0. Call after every vertex is in the kernel.
   void start(EventKind kind, Kernel& kernel, double t0 = 0.0);
@@ -84,6 +92,7 @@ class SolidSource final : public EventSource {
 
   const TetFemModel& model() const { return *model_; }
   const SolidCounters& counters() const { return counters_; }
+  const std::string& body() const { return body_; }
   double coarse_step() const { return h_; }
   const MultirateSolver* multirate() const { return multirate_.get(); }
   const std::vector<Index>& vertices() const { return vertices_; }
@@ -102,6 +111,18 @@ class SolidSource final : public EventSource {
   /// h_L k [(offset − n·y(x_m)) − β n·y(v_m)] on L, the sum of h_S k [...] at each
   /// substep's end on a region — what the linear system applied.
   void multirate_plane_impulses();
+  /// The energy safeguard (energy_safeguard.hpp, solid_safeguard.cpp). Whether the kick
+  /// v_new_ at x_n (with v_ before it, then a drift of h) ends the step with more
+  /// energy than it started with: backward Euler's step, or a single-rate Zhao step.
+  bool kick_gained_energy(const Eigen::VectorXd& x_n);
+  /// The same for the multi-rate plan step_ (from x_ and v_): its positions and
+  /// velocities at t_n + h_L (eq. 21–22).
+  bool multirate_step_gained_energy();
+  /// The safeguard's re-solve: the step from (x_n, v_) taken again as one converged
+  /// backward-Euler step of h (Newton, line search, the planes found anew as backward
+  /// Euler's one-sided ones). On success v_new_ holds its Δv and impulses_ the planes'
+  /// impulses (loads recorded); false (a failed factorisation) leaves the step's planes.
+  bool resolve_with_newton(double time, const Eigen::VectorXd& x_n);
   /// The group (−1 L, i region i) of a plane's free vertices; −3: none, or mixed.
   int plane_group(const TickPlane& p) const;
   /// A free body's step dv (3n, applied at t_n at x_n = x_start) made to change the
@@ -135,6 +156,9 @@ class SolidSource final : public EventSource {
   double h_ = 0.0;
   std::unique_ptr<BackwardEuler> euler_;
   std::unique_ptr<MultirateSolver> multirate_;
+  bool energy_safeguard_ = true;
+  std::unique_ptr<BackwardEuler> safeguard_;  ///< the safeguard's Newton solver
+  Eigen::VectorXd x_end_, v_end_;            ///< the safeguard's end-of-step state
   MultirateStep step_;
   EventKind fine_kind_ = 0;
   SolidFineSource* fine_ = nullptr;

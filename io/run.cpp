@@ -291,10 +291,23 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
                           : fmt::format("frames up to {} (t = {:.6g} s) are in {}", last_frame,
                                         last_frame / scene.frame_rate, options.out_dir);
   };
+  // The energy safeguard's re-solves (integrators/energy_safeguard.hpp): logged once
+  // per run and solid, not per step.
+  const auto report_safeguard = [&] {
+    for (const SolidSource* solid : scene.solids) {
+      const SolidCounters& c = solid->counters();
+      summary.safeguarded_steps += c.safeguarded;
+      if (c.safeguarded > 0)
+        spdlog::info("{}: {} of {} linearised steps gained energy and were re-solved by Newton "
+                     "(energy safeguard, docs/solids.md)",
+                     solid->body(), c.safeguarded, c.coarse_steps);
+    }
+  };
   try {
     obs.start(kind, kernel);
     kernel.run_until(until);
   } catch (const NumericalFailure& e) {
+    report_safeguard();
     kernel.set_poll({});
     kernel.set_trace(nullptr);
     if (options.progress && options.progress_tty) fmt::print(stderr, "\n");
@@ -310,6 +323,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   if (kernel.stopped())
     throw Interrupted(fmt::format("interrupted at t = {:.6g} s; {}", kernel.now(), last_good()));
   if (options.event_counts) write_event_periods(options.out_dir, kernel);
+  report_safeguard();
   summary.events = kernel.events_processed();
   summary.simulated_seconds = until - t0;
   summary.wall_seconds = wall();

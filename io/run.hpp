@@ -33,6 +33,9 @@ struct RunSummary {
   int frames = 0;
   double simulated_seconds = 0.0;
   double wall_seconds = 0.0;
+  /// Linearised solid steps re-solved by the energy safeguard, all solids
+  /// (integrators/energy_safeguard.hpp; also logged once at info level).
+  std::uint64_t safeguarded_steps = 0;
 };
 
 /// Layout: OUT/diagnostics.csv, OUT/frames/BODY_NNNNN.obj and .ply (frame NNNNN at
