@@ -17,7 +17,7 @@ EnergyBalance step_energy_balance(const TetFemModel& model, const std::vector<do
     kinetic0 += 0.5 * mass[a] * v0.segment<3>(o).squaredNorm();
     kinetic1 += 0.5 * mass[a] * v1.segment<3>(o).squaredNorm();
   }
-  const double elastic0 = model.energy(x0), elastic1 = model.energy(x1);
+  const double elastic0 = model.value(x0), elastic1 = model.value(x1);
   const double gravity = f_ext.dot(x1 - x0);
   double contact = 0.0;
   for (std::size_t k = 0; k < planes.size(); ++k) {

@@ -73,7 +73,7 @@ double total_energy(const Scene& s, double t, const Vec3& g) {
     x.segment<3>(3 * static_cast<Eigen::Index>(i)) = xa;
     e += 0.5 * st.mass(a) * st.velocity(a).squaredNorm() - st.mass(a) * g.dot(xa);
   }
-  e += src.model().energy(x);
+  e += src.model().value(x);
   if (s.contact) e += s.contact->potential_energy(st, t);
   return e;
 }
