@@ -7,7 +7,7 @@ mode=${1:-demo}
 
 packages=(build-essential cmake ninja-build libboost-dev libeigen3-dev libtbb-dev
           libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev
-          libstb-dev python3-matplotlib)
+          libstb-dev python3-matplotlib pybind11-dev python3-dev python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

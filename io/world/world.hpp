@@ -40,7 +40,9 @@ class World {
   /// Each returns the body's index in scene().bodies. Throws SceneError naming the
   /// spec's origin and field for a value the physics cannot take (a degenerate
   /// triangle, a period far above its stability estimate, a scene beyond the limits
-  /// of docs/scene-format.md "Limits").
+  /// of docs/scene-format.md "Limits"). The spec's own values are checked before the
+  /// world changes; a refusal of the stencils' periods or of the event budget comes
+  /// after the body's vertices were added, and leaves a world to be discarded.
   std::size_t add_shell(ShellSpec spec);
   std::size_t add_solid(SolidSpec spec);
   std::size_t add_obstacle(ObstacleSpec spec);
