@@ -10,7 +10,8 @@ namespace clockwork {
 
 namespace {
 
-/// Adapters: the three event kinds of the contact system.
+/// Adapters: the four event kinds of the contact system (penalty-layer ticks, slab and
+/// grid certificate failures, triangle-pair events).
 class LayerSource final : public EventSource {
  public:
   explicit LayerSource(ContactSystem& c) : c_(c) {}

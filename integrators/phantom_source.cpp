@@ -1,5 +1,7 @@
 #include "integrators/phantom_source.hpp"
 
+#include "integrators/rigid_rotation.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -363,8 +365,8 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
   // and no linear momentum; with the primary's share of it in P the condition
   // Σ d × P + Σ m q̃ × (ω × r) = 0 is linear in ω: I ω = −Σ d × P.
   const std::size_t n = vertices_.size();
-  Vec3 centre = Vec3::Zero(), torque = Vec3::Zero();
-  double total = 0.0;
+  RigidRotation turn;
+  Vec3 torque = Vec3::Zero();
   for (std::size_t a = 0; a < n; ++a) {
     const Vec3 q = s.position(vertices_[a]);
     const Vec3 d = q - q_tilde_.segment<3>(3 * a);
@@ -375,20 +377,17 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
     const Vec3 rho = (mass_[a] / (h_tick_ * h_tick_)) * (x_.segment<3>(3 * a) - problem_.y.segment<3>(3 * a)) +
                      0.5 * g_prev_.segment<3>(3 * a);  // midpoint ticks only
     torque += h_tick_ * Vec3(q_tilde_.segment<3>(3 * a)).cross(rho);
-    centre += mass_[a] * (q - 0.5 * d);
-    total += mass_[a];
+    turn.add_mass(mass_[a], q - 0.5 * d);
   }
-  centre /= total;
+  if (!turn.set_centre()) return false;
   if (!spurious_torque_.isZero(0.0)) torque += spurious_torque_;  // receive_impulse's
-  Mat3 inertia = Mat3::Zero();
-  for (std::size_t a = 0; a < n; ++a) {
-    const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
-    inertia += mass_[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
-  }
-  const Vec3 omega = inertia.ldlt().solve(-torque);
+  const auto pair_centre = [&](std::size_t a) {
+    return Vec3(0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)));
+  };
+  for (std::size_t a = 0; a < n; ++a) turn.add_inertia(mass_[a], turn.arm(pair_centre(a)));
   // Degenerate (collinear) body, or a rotation below the rounding of the positions.
-  if (!omega.allFinite() || h_tick_ * omega.norm() <= 1e-15) return false;
-  const double speed = omega.norm() * std::sqrt(inertia.trace() / total);
+  if (!turn.solve(torque) || h_tick_ * turn.omega().norm() <= 1e-15) return false;
+  const double speed = turn.omega().norm() * std::sqrt(turn.inertia().trace() / turn.total_mass());
   double fastest = 0.0;
   for (std::size_t a = 0; a < n; ++a)
     fastest = std::max(fastest, (x_.segment<3>(3 * a) - q_tilde_.segment<3>(3 * a)).norm() / h_tick_);
@@ -396,10 +395,8 @@ bool PhantomSource::cancel_constraint_torque(const VertexState& s) {
     ++counters_.torque_skipped;
     return false;
   }
-  for (std::size_t a = 0; a < n; ++a) {
-    const Vec3 r = 0.5 * (s.position(vertices_[a]) + q_tilde_.segment<3>(3 * a)) - centre;
-    x_.segment<3>(3 * a) += h_tick_ * omega.cross(r);
-  }
+  for (std::size_t a = 0; a < n; ++a)
+    x_.segment<3>(3 * a) += h_tick_ * turn.velocity(pair_centre(a));
   counters_.max_correction_speed = std::max(counters_.max_correction_speed, speed);
   return true;
 }

@@ -5,6 +5,7 @@
 // (integrators/schroeder_scheme.cpp), the §6 responses where they are applied.
 #include <algorithm>
 
+#include "integrators/rigid_rotation.hpp"
 #include "integrators/schroeder_scheme.hpp"
 
 namespace clockwork {
@@ -39,33 +40,25 @@ void SchroederStepper::keep_angular_momentum(const Vector& x, Vector& v, Vector&
                     std::any_of(colliding_.begin(), colliding_.end(), [](int c) { return c >= 0; });
   if (!any_fixed_ && !event_collided_) {
     const std::vector<double>& m = model_.lumped_mass();
-    const std::size_t n = m.size();
-    Vec3 centre = Vec3::Zero();
-    double total = 0.0;
-    for (std::size_t a = 0; a < n; ++a) {
-      centre += m[a] * x.segment<3>(3 * a);
-      total += m[a];
-    }
-    centre /= total;
-    // The kernel's change w − (v_event + half_dv_) less the external impulses: the
-    // internal impulses, whose torque about C is cancelled (gravity's is zero about C).
-    Vec3 excess = Vec3::Zero();
-    Mat3 inertia = Mat3::Zero();
-    for (std::size_t a = 0; a < n; ++a) {
-      const Vec3 r = x.segment<3>(3 * a) - centre;
-      const Vec3 change =
-          w.segment<3>(3 * a) - event_v_.segment<3>(3 * a) - half_dv_.segment<3>(3 * a);
-      excess += r.cross(m[a] * change - Vec3(event_ext_.segment<3>(3 * a)));
-      inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
-    }
-    const Vec3 omega = inertia.ldlt().solve(-excess);
-    // A degenerate (collinear) body: left as stepped.
-    if (omega.allFinite() && !rotation_crosses(x, w, omega, centre))
-      for (std::size_t a = 0; a < n; ++a) {
-        const Vec3 turn = omega.cross(Vec3(x.segment<3>(3 * a) - centre));
-        w.segment<3>(3 * a) += turn;
-        v.segment<3>(3 * a) += turn;
+    RigidRotation turn;
+    if (turn.fit(m, x)) {
+      // The kernel's change w − (v_event + half_dv_) less the external impulses: the
+      // internal impulses, whose torque about C is cancelled (gravity's is zero about C).
+      Vec3 excess = Vec3::Zero();
+      for (std::size_t a = 0; a < m.size(); ++a) {
+        const Vec3 change =
+            w.segment<3>(3 * a) - event_v_.segment<3>(3 * a) - half_dv_.segment<3>(3 * a);
+        const Vec3 r = turn.arm(x.segment<3>(3 * a));
+        excess += r.cross(m[a] * change - Vec3(event_ext_.segment<3>(3 * a)));
       }
+      // A degenerate (collinear) body: left as stepped.
+      if (turn.solve(excess) && !rotation_crosses(x, w, turn.omega(), turn.centre()))
+        for (std::size_t a = 0; a < m.size(); ++a) {
+          const Vec3 spin = turn.velocity(x.segment<3>(3 * a));
+          w.segment<3>(3 * a) += spin;
+          v.segment<3>(3 * a) += spin;
+        }
+    }
   }
   half_ext_ = solve_ext_;
   half_dv_ = w - v;

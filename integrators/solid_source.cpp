@@ -1,5 +1,7 @@
 #include "integrators/solid_source.hpp"
 
+#include "integrators/rigid_rotation.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -274,60 +276,41 @@ void SolidSource::multirate_plane_impulses() {
   }
 }
 
-namespace {
-/// Σ m x / Σ m over all vertices of x (3n); false for a massless body.
-bool mass_centre(const std::vector<double>& m, const Eigen::VectorXd& x, Vec3& centre) {
-  centre = Vec3::Zero();
-  double total = 0.0;
-  for (std::size_t a = 0; a < m.size(); ++a) {
-    centre += m[a] * x.segment<3>(3 * static_cast<Eigen::Index>(a));
-    total += m[a];
-  }
-  if (!(total > 0.0)) return false;
-  centre /= total;
-  return true;
-}
-}  // namespace
-
 void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv,
                                         double alpha) const {
   if (free_.size() != vertices_.size()) return;  // pins take torques of their own
   const std::vector<double>& m = model_->lumped_mass();
-  Vec3 centre;
-  if (!mass_centre(m, x_n, centre)) return;
+  RigidRotation turn;
+  if (!turn.fit(m, x_n)) return;
   // excess = Σ r × (m Δv − h f_ext + h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n (the
   // friction anchors among the planes).
   Vec3 excess = Vec3::Zero();
-  Mat3 inertia = Mat3::Zero();
   for (std::size_t a = 0; a < m.size(); ++a) {
-    const Vec3 r = x_n.segment<3>(3 * a) - centre;
+    const Vec3 r = turn.arm(x_n.segment<3>(3 * a));
     const Vec3 next = v_.segment<3>(3 * a) + dv.segment<3>(3 * a);
     excess += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)) - h_ * Vec3(f_ext_.segment<3>(3 * a)) +
                       (h_ * alpha * m[a]) * next);
-    inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
   }
   const std::vector<TickPlane>& planes = contact_.planes();
   for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
     for (int i = 0; i < TickPlane::kMaxVertices; ++i)
       if (planes[k].weights[i] != 0.0) {
-        const Vec3 r = x_n.segment<3>(3 * planes[k].vertices[i]) - centre;
+        const Vec3 r = turn.arm(x_n.segment<3>(3 * planes[k].vertices[i]));
         excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
       }
-  const Vec3 omega = inertia.ldlt().solve(-excess);
-  if (!omega.allFinite()) return;  // a degenerate (collinear) body: left as solved
-  for (std::size_t a = 0; a < m.size(); ++a)
-    dv.segment<3>(3 * a) += omega.cross(Vec3(x_n.segment<3>(3 * a) - centre));
+  if (!turn.solve(excess)) return;  // a degenerate (collinear) body: left as solved
+  turn.add_velocity(x_n, dv);
 }
 
 void SolidSource::keep_angular_momentum_multirate(double alpha) {
   const std::vector<double>& m = model_->lumped_mass();
-  Vec3 centre;
-  if (!mass_centre(m, x_, centre)) return;
-  const auto r_of = [&](Index a) { return Vec3(x_.segment<3>(3 * a) - centre); };
+  RigidRotation turn;
+  if (!turn.fit(m, x_)) return;
+  const auto r_of = [&](Index a) { return turn.arm(x_.segment<3>(3 * a)); };
   // excess = ΔL_plan − Σ r × (h f_ext − h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n, all
   // about C with the planes' and external torques at x_n (as backward Euler's).
   Vec3 excess = Vec3::Zero();
-  Mat3 inertia = Mat3::Zero(), B = Mat3::Zero();
+  Mat3 B = Mat3::Zero();
   const auto external = [&](Index a, const Vec3& v_end) {
     return Vec3(h_ * f_ext_.segment<3>(3 * a) - (h_ * alpha * m[a]) * v_end);
   };
@@ -355,21 +338,22 @@ void SolidSource::keep_angular_momentum_multirate(double alpha) {
       excess -= r0.cross(external(a, Vec3(v_.segment<3>(o) + dv[steps - 1].segment<3>(o))));
     }
   }
-  for (std::size_t a = 0; a < m.size(); ++a) {
-    const Vec3 r = r_of(static_cast<Index>(a));
-    inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
-  }
   const std::vector<TickPlane>& planes = contact_.planes();
   for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
     for (int i = 0; i < TickPlane::kMaxVertices; ++i)
       if (planes[k].weights[i] != 0.0)
         excess -= r_of(planes[k].vertices[i]).cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
-  const Vec3 omega = (inertia + B).partialPivLu().solve(-excess);
-  if (!omega.allFinite()) return;  // a degenerate body: left as planned
-  for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) += omega.cross(r_of(a));
-  for (std::size_t i = 0; i < regions.size(); ++i)
-    for (Index a : regions[i].vertices)
-      for (Eigen::VectorXd& dv : step_.dv_S[i]) dv.segment<3>(3 * a) += omega.cross(r_of(a));
+  if (!turn.solve(excess, B)) return;  // a degenerate body: left as planned
+  const auto each_large = [&](auto f) {
+    for (Index a : multirate_->large_vertices()) f(a);
+  };
+  turn.add_velocity(x_, step_.dv_L, each_large);
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const auto each_in_region = [&](auto f) {
+      for (Index a : regions[i].vertices) f(a);
+    };
+    for (Eigen::VectorXd& dv : step_.dv_S[i]) turn.add_velocity(x_, dv, each_in_region);
+  }
 }
 
 void SolidSource::cancel_response_torque(const std::vector<Index>& region,
@@ -377,28 +361,20 @@ void SolidSource::cancel_response_torque(const std::vector<Index>& region,
                                          Eigen::VectorXd& dv, const Vec3& extra) const {
   if (free_.size() != vertices_.size()) return;
   const std::vector<double>& m = model_->lumped_mass();
-  Vec3 centre = Vec3::Zero(), torque = extra;
-  double total = 0.0;
   const auto each = [&](auto f) {
     for (Index a : region) f(a);
     if (interface)
       for (Index a : *interface) f(a);
   };
+  RigidRotation turn;
+  if (!turn.fit(m, x_, each)) return;
+  Vec3 torque = extra;
   each([&](Index a) {
-    centre += m[a] * x_.segment<3>(3 * a);
-    total += m[a];
-  });
-  if (!(total > 0.0)) return;
-  centre /= total;
-  Mat3 inertia = Mat3::Zero();
-  each([&](Index a) {
-    const Vec3 r = x_.segment<3>(3 * a) - centre;
+    const Vec3 r = turn.arm(x_.segment<3>(3 * a));
     torque += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)));
-    inertia += m[a] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
   });
-  const Vec3 omega = inertia.ldlt().solve(-torque);
-  if (!omega.allFinite()) return;
-  each([&](Index a) { dv.segment<3>(3 * a) += omega.cross(Vec3(x_.segment<3>(3 * a) - centre)); });
+  if (!turn.solve(torque)) return;
+  turn.add_velocity(x_, dv, each);
 }
 
 double SolidSource::potential_energy(const VertexState& state, double t) const {
