@@ -117,12 +117,18 @@ bool SolidSource::resolve_with_newton(double time, const Eigen::VectorXd& x_n) {
                  "{} Newton iterations (|grad| {:.3g}); the last iterate is used",
                  body_, time, r.newton_iterations, r.gradient_norm);
   }
-  impulses_.resize(planes.size());
-  for (std::size_t k = 0; k < planes.size(); ++k)
-    impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_end_);
-  if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
+  record_plane_impulses(x_end_, planes);
   v_new_ = v_end_ - v_;
   return true;
+}
+
+void SolidSource::record_plane_impulses(const Eigen::VectorXd& x_end, std::span<const TickPlane> planes) {
+  // Each plane's impulse over the step, h k v at the landing positions: applied to the
+  // kernel after the step and the loads the next step's friction anchors scale with.
+  impulses_.resize(planes.size());
+  for (std::size_t k = 0; k < planes.size(); ++k)
+    impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_end);
+  if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
 }
 
 }  // namespace clockwork

@@ -114,10 +114,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
                    body_, time, r.newton_iterations, r.gradient_norm);
     }
     // x_ now holds the landing positions x_{n+1}: each plane's impulse h k v there.
-    impulses_.resize(planes.size());
-    for (std::size_t k = 0; k < planes.size(); ++k)
-      impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_);
-    if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
+    record_plane_impulses(x_, planes);
     v_new_ -= v_;
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
     // The energy safeguard sees the step as the kernel gets it, rotation included (a

@@ -171,6 +171,7 @@ class SolidSource final : public EventSource {
   /// No self pairs (a tet's step couples only its tets); pair planes on the reduced mass.
   SolveContact contact_{false, true};
   std::vector<double> impulses_;  ///< per plane, over a step
+  void record_plane_impulses(const Eigen::VectorXd& x_end, std::span<const TickPlane> planes);
   SolidCounters counters_;
 };
 

@@ -106,6 +106,20 @@ std::shared_ptr<const SpecOrigin> World::Impl::origin_of(const std::shared_ptr<c
   return std::make_shared<CodeOrigin>(fmt::format("{} '{}'", call, name));
 }
 
+std::shared_ptr<const SpecOrigin> World::Impl::begin_add(const std::shared_ptr<const SpecOrigin>& given,
+                                                         const char* call, const std::string& name) {
+  auto origin = origin_of(given, call, name);
+  if (built) origin->fail("", "bodies and obstacles are added before the world's first step");
+  check_name(*origin, name);
+  return origin;
+}
+
+std::size_t World::Impl::finish_add(Body body, std::shared_ptr<const SpecOrigin> origin) {
+  scene.bodies.push_back(std::move(body));
+  origins.push_back(std::move(origin));
+  return scene.bodies.size() - 1;
+}
+
 void World::Impl::check_name(const SpecOrigin& origin, const std::string& name) const {
   // Frames are <name>_NNNNN.obj/.ply: the JSON reader's file_name() rule.
   const bool ok = !name.empty() && name.size() <= 64 && name[0] != '.' &&
@@ -181,10 +195,8 @@ std::vector<Index> World::Impl::add_motion(const SpecOrigin& origin, const char*
 
 std::size_t World::add_solid(SolidSpec spec) {
   Impl& w = *impl_;
-  const auto origin_ptr = Impl::origin_of(spec.origin, "add_solid", spec.name);
+  const auto origin_ptr = w.begin_add(spec.origin, "add_solid", spec.name);
   const SpecOrigin& origin = *origin_ptr;
-  if (w.built) origin.fail("", "bodies are added before the world's first step");
-  w.check_name(origin, spec.name);
   check_solid_spec(spec, origin);
   const std::size_t index = w.scene.bodies.size();
   Body body;
@@ -291,23 +303,18 @@ std::size_t World::add_solid(SolidSpec spec) {
   body.triangles = boundary_faces(mesh);
   if (src) w.sources.solids.push_back(std::move(src));
   else w.sources.schroeders.push_back(std::move(schroeder));
-  w.scene.bodies.push_back(std::move(body));
-  w.origins.push_back(origin_ptr);
-  return index;
+  return w.finish_add(std::move(body), origin_ptr);
 }
 
 std::size_t World::add_obstacle(ObstacleSpec spec) {
   Impl& w = *impl_;
-  const auto origin_ptr = Impl::origin_of(spec.origin, "add_obstacle", spec.name);
+  const auto origin_ptr = w.begin_add(spec.origin, "add_obstacle", spec.name);
   const SpecOrigin& origin = *origin_ptr;
-  if (w.built) origin.fail("", "obstacles are added before the world's first step");
-  w.check_name(origin, spec.name);
   const std::size_t n = spec.mesh.vertices.size();
   for (const auto& t : spec.mesh.triangles)
     for (Index a : t)
       if (a >= n) origin.fail("shape", fmt::format("triangle vertex {} out of range (0..{})", a, n));
   if (spec.mesh.triangles.empty()) origin.fail("shape", "needs at least one triangle");
-  const std::size_t index = w.scene.bodies.size();
   Body body;
   body.name = spec.name;
   body.obstacle = body.collide = true;
@@ -322,9 +329,7 @@ std::size_t World::add_obstacle(ObstacleSpec spec) {
     w.add_motion(origin, "motion", *spec.motion, all, spec.mesh.vertices, body.first_vertex, nullptr);
   }
   body.triangles = std::move(spec.mesh.triangles);
-  w.scene.bodies.push_back(std::move(body));
-  w.origins.push_back(origin_ptr);
-  return index;
+  return w.finish_add(std::move(body), origin_ptr);
 }
 
 void World::enable_contact(ContactSpec spec) {

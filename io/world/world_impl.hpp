@@ -90,6 +90,12 @@ struct World::Impl {
   /// The spec's origin, or a CodeOrigin naming the World call.
   static std::shared_ptr<const SpecOrigin> origin_of(const std::shared_ptr<const SpecOrigin>& given,
                                                      const char* call, const std::string& name);
+  /// An add_*'s origin (the spec's, or one naming the call) after the checks every
+  /// add_* makes: before the start, a file-name-safe unique name.
+  std::shared_ptr<const SpecOrigin> begin_add(const std::shared_ptr<const SpecOrigin>& given, const char* call,
+                                              const std::string& name);
+  /// Appends the body and its origin; returns its index.
+  std::size_t finish_add(Body body, std::shared_ptr<const SpecOrigin> origin);
   /// Body name checks (file-name safe, unique) shared by every add_*.
   void check_name(const SpecOrigin& origin, const std::string& name) const;
   /// The initial velocities of `velocity` over positions x with masses `mass`.

@@ -261,10 +261,8 @@ void check_shell_geometry(const ShellSpec& spec, const SpecOrigin& origin) {
 
 std::size_t World::add_shell(ShellSpec spec) {
   Impl& w = *impl_;
-  const auto origin_ptr = Impl::origin_of(spec.origin, "add_shell", spec.name);
+  const auto origin_ptr = w.begin_add(spec.origin, "add_shell", spec.name);
   const SpecOrigin& origin = *origin_ptr;
-  if (w.built) origin.fail("", "bodies are added before the world's first step");
-  w.check_name(origin, spec.name);
   check_shell_spec(spec, origin);
   check_shell_geometry(spec, origin);
   const std::size_t index = w.scene.bodies.size();
@@ -387,9 +385,7 @@ std::size_t World::add_shell(ShellSpec spec) {
     w.sources.phantoms.push_back(std::move(src));
     body.triangles = std::move(mesh.triangles);
     body.edges = std::move(mesh.edges);
-    w.scene.bodies.push_back(std::move(body));
-    w.origins.push_back(origin_ptr);
-    return index;
+    return w.finish_add(std::move(body), origin_ptr);
   }
   ShellBuilder b(w, budget(), settings_, spec, origin);
   double min_elastic = kNever;
@@ -461,9 +457,7 @@ std::size_t World::add_shell(ShellSpec spec) {
   b.need_body_events();
   body.triangles = std::move(mesh.triangles);
   body.edges = std::move(mesh.edges);
-  w.scene.bodies.push_back(std::move(body));
-  w.origins.push_back(origin_ptr);
-  return index;
+  return w.finish_add(std::move(body), origin_ptr);
 }
 
 }  // namespace clockwork
