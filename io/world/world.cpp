@@ -138,7 +138,13 @@ std::vector<Vec3> World::Impl::velocities(const SpecOrigin& origin, const Veloci
                                           const std::vector<double>& mass, std::size_t body_index,
                                           std::uint64_t seed) const {
   std::vector<Vec3> v(x.size(), Vec3::Zero());
-  if (!f.given) return v;
+  const auto checked = [&] {
+    check_initial_state(SpecField{&origin, "shape"},
+                        f.given ? std::optional<SpecField>(SpecField{&origin, "velocity"}) : std::optional<SpecField>(),
+                        x, v);
+    return v;
+  };
+  if (!f.given) return checked();
   Vec3 centroid = Vec3::Zero();
   double total = 0.0;
   for (std::size_t a = 0; a < x.size(); ++a) {
@@ -157,7 +163,7 @@ std::vector<Vec3> World::Impl::velocities(const SpecOrigin& origin, const Veloci
     if (a >= x.size()) origin.fail("velocity/vertices", fmt::format("vertex {} out of range (0..{})", a, x.size()));
     v[a] = va;
   }
-  return v;
+  return checked();
 }
 
 std::vector<Index> World::Impl::add_motion(const SpecOrigin& origin, const char* field,
@@ -214,10 +220,6 @@ std::size_t World::add_solid(SolidSpec spec) {
   auto model = std::make_shared<TetFemModel>(mesh.vertices, mesh.tets, material.per_tet, material.kind);
   const std::vector<double>& mass = model->lumped_mass();
   const std::vector<Vec3> velocity = w.velocities(origin, spec.velocity, mesh.vertices, mass, index, settings_.seed);
-  check_initial_state(SpecField{&origin, "shape"},
-                      spec.velocity.given ? std::optional<SpecField>(SpecField{&origin, "velocity"})
-                                          : std::optional<SpecField>(),
-                      mesh.vertices, velocity);
   VertexState& state = w.scene.kernel->state();
   body.first_vertex = static_cast<Index>(state.size());
   body.vertex_count = static_cast<Index>(n);

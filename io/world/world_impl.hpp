@@ -98,7 +98,8 @@ struct World::Impl {
   std::size_t finish_add(Body body, std::shared_ptr<const SpecOrigin> origin);
   /// Body name checks (file-name safe, unique) shared by every add_*.
   void check_name(const SpecOrigin& origin, const std::string& name) const;
-  /// The initial velocities of `velocity` over positions x with masses `mass`.
+  /// The initial velocities of `velocity` over positions x with masses `mass`, after
+  /// the health limits' checks of both (check_initial_state).
   std::vector<Vec3> velocities(const SpecOrigin& origin, const VelocitySpec& velocity, const std::vector<Vec3>& x,
                                const std::vector<double>& mass, std::size_t body_index,
                                std::uint64_t seed) const;

@@ -306,10 +306,6 @@ std::size_t World::add_shell(ShellSpec spec) {
 
   // Initial velocities.
   std::vector<Vec3> velocity = w.velocities(origin, spec.velocity, mesh.vertices, mass, index, settings_.seed);
-  check_initial_state(SpecField{&origin, "shape"},
-                      spec.velocity.given ? std::optional<SpecField>(SpecField{&origin, "velocity"})
-                                          : std::optional<SpecField>(),
-                      mesh.vertices, velocity);
   VertexState& state = w.scene.kernel->state();
   body.first_vertex = static_cast<Index>(state.size());
   body.vertex_count = static_cast<Index>(n);
