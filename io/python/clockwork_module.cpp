@@ -1,6 +1,6 @@
 /// The `clockwork` Python module: a second client of the World API (io/world/world.hpp).
 /// It builds shells, tet solids and obstacles from NumPy arrays, runs them and returns
-/// positions and velocities as NumPy arrays (docs/python.md).
+/// positions and velocities as NumPy arrays (docs/api.md).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -86,7 +86,7 @@ FemKind fem_kind(const std::string& model) {
 }  // namespace
 
 PYBIND11_MODULE(clockwork, m) {
-  m.doc() = "Clockwork: asynchronous cloth, shells and elastic solids (docs/python.md)";
+  m.doc() = "Clockwork: asynchronous cloth, shells and elastic solids (docs/api.md)";
   py::register_exception<SceneError>(m, "SceneError", PyExc_ValueError);
 
   m.def("grid", [](double size_u, double size_v, int nu, int nv, std::array<double, 3> center) {
