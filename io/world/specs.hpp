@@ -114,7 +114,10 @@ struct ShellSpec {
   bool allow_unstable_periods = false;
   std::optional<PhantomSpec> phantom;  ///< absent: explicit AVI
   bool collide = true;                 ///< in the contact system, if the world has one
-  std::shared_ptr<const SpecOrigin> origin;  ///< null: "World: add_shell '<name>'"
+  /// Set by a front-end that has checked the spec's values (the scene reader, whose
+  /// messages then name the file and JSON pointer); null: the World checks them and
+  /// names "World: add_shell '<name>'".
+  std::shared_ptr<const SpecOrigin> origin;
 };
 
 /// Zhao et al.'s multi-rate step: the large step and its small-step regions.

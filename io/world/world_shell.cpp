@@ -263,8 +263,12 @@ std::size_t World::add_shell(ShellSpec spec) {
   Impl& w = *impl_;
   const auto origin_ptr = w.begin_add(spec.origin, "add_shell", spec.name);
   const SpecOrigin& origin = *origin_ptr;
-  check_shell_spec(spec, origin);
-  check_shell_geometry(spec, origin);
+  // A scene file's reader has checked the values and the geometry, in its order of the
+  // fields (a degenerate triangle before a pin); a C++ caller's spec is checked here.
+  if (!spec.origin) {
+    check_shell_spec(spec, origin);
+    check_shell_geometry(spec, origin);
+  }
   const std::size_t index = w.scene.bodies.size();
   if (spec.phantom) {
     const SpecField h_imp{&origin, "phantom/h_imp"};
