@@ -187,7 +187,6 @@ class SceneReader {
       if (auto f = out->find("obj")) settings.write_obj = f->boolean();
       if (auto f = out->find("ply")) settings.write_ply = f->boolean();
     }
-    end_time_ = settings.end_time;
     World world(settings);
     world_ = &world;
     const JsonField bodies = root_.at("bodies");
@@ -390,7 +389,6 @@ class SceneReader {
 
   JsonField root_;
   std::string base_dir_;
-  double end_time_ = 0.0;
   std::optional<JsonField> contact_;
   World* world_ = nullptr;
 };

@@ -61,9 +61,8 @@ PeriodCheck period_check(const ShellSpec& spec, const char* kind) {
 /// Builds one shell: the state of add_shell between its checks and the body's push.
 class ShellBuilder {
  public:
-  ShellBuilder(World::Impl& w, SceneBudget& budget, const WorldSettings& settings,
-               const ShellSpec& spec, const SpecOrigin& origin)
-      : w_(w), budget_(budget), settings_(settings), spec_(spec), origin_(origin) {}
+  ShellBuilder(World::Impl& w, SceneBudget& budget, const ShellSpec& spec, const SpecOrigin& origin)
+      : w_(w), budget_(budget), spec_(spec), origin_(origin) {}
 
   /// Adds a stencil whose period is given or estimated; returns the period used
   /// (infinity if the stencil was skipped because nothing can move or it is stiffless).
@@ -194,7 +193,6 @@ class ShellBuilder {
 
   World::Impl& w_;
   SceneBudget& budget_;
-  const WorldSettings& settings_;
   const ShellSpec& spec_;
   const SpecOrigin& origin_;
 };
@@ -387,7 +385,7 @@ std::size_t World::add_shell(ShellSpec spec) {
     body.edges = std::move(mesh.edges);
     return w.finish_add(std::move(body), origin_ptr);
   }
-  ShellBuilder b(w, budget(), settings_, spec, origin);
+  ShellBuilder b(w, budget(), spec, origin);
   double min_elastic = kNever;
   PeriodCheck spring_check = period_check(spec, "spring"), membrane_check = period_check(spec, "membrane"),
               bending_check = period_check(spec, "bending");
