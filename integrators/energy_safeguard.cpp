@@ -37,4 +37,30 @@ EnergyBalance step_energy_balance(const TetFemModel& model, const std::vector<do
   return b;
 }
 
+RotationShare energy_limited_share(const TetFemModel& model, const std::vector<double>& mass,
+                                   const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
+                                   const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,
+                                   const Eigen::VectorXd& u, const Eigen::VectorXd& f_ext, double h,
+                                   std::span<const TickPlane> planes, std::span<const double> impulses,
+                                   double credit, Eigen::VectorXd& x_s, Eigen::VectorXd& v_s) {
+  const auto balance = [&](double s) {
+    x_s = x1 + (s * h) * u;
+    v_s = v1 + s * u;
+    return step_energy_balance(model, mass, x0, v0, x_s, v_s, f_ext, h, planes, impulses);
+  };
+  const EnergyBalance without = balance(0.0);
+  const double allowed = std::max(without.gain, credit);
+  const EnergyBalance full = balance(1.0);
+  if (full.gain <= allowed + full.tolerance) return {1.0, full.gain};
+  RotationShare r{0.0, without.gain};  // gain(share) ≤ allowed < gain(hi)
+  double hi = 1.0;
+  for (int k = 0; k < 40; ++k) {
+    const double mid = 0.5 * (r.share + hi);
+    const double gain = balance(mid).gain;
+    if (gain <= allowed) r = {mid, gain};
+    else hi = mid;
+  }
+  return r;
+}
+
 }  // namespace clockwork

@@ -52,4 +52,31 @@ EnergyBalance step_energy_balance(const TetFemModel& model, const std::vector<do
                                   std::span<const TickPlane> planes,
                                   std::span<const double> impulses = {});
 
+/// The share of a rotation the step's energy allows, and the step's balance with it.
+struct RotationShare {
+  double share = 1.0;  ///< s ∈ [0, 1]
+  double gain = 0.0;   ///< J: the step's balance (step_energy_balance) with s u
+};
+
+/// The share s ∈ [0, 1] of a velocity field u (3n, a rigid rotation that restores the
+/// step's angular momentum) that the step (x0, v0) → (x1, v1) can take without creating
+/// energy: u joins the end velocity and, through the drift of h, the end positions,
+///   (x1 + s h u, v1 + s u).
+/// s is 1 where that step's balance stays within the check's tolerance of
+///   allowed = max(gain₀, credit),
+/// gain₀ the balance without u and `credit` the energy the body's earlier steps
+/// dissipated and have not spent (their balances' negated sum); otherwise the largest s
+/// found by bisection (40 halvings) whose gain stays at `allowed`. A rotation about a
+/// body the step has stretched or shrunk is not rigid for its elastic energy, and giving
+/// back the spin a dissipative step removed can cost more energy than the step
+/// dissipated (a bar spinning at 0.4 rad per step gains energy even under converged
+/// Newton steps): the body may spend what it dissipated before, and past that energy
+/// wins over exact angular momentum. x_s, v_s are scratch (3n, resized on first use).
+RotationShare energy_limited_share(const TetFemModel& model, const std::vector<double>& mass,
+                                   const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
+                                   const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,
+                                   const Eigen::VectorXd& u, const Eigen::VectorXd& f_ext, double h,
+                                   std::span<const TickPlane> planes, std::span<const double> impulses,
+                                   double credit, Eigen::VectorXd& x_s, Eigen::VectorXd& v_s);
+
 }  // namespace clockwork

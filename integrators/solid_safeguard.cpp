@@ -1,13 +1,12 @@
-/// SolidSource's energy safeguard of the linearised steps (docs/solids.md "Linearised
-/// steps and the energy safeguard"; energy_safeguard.hpp): backward Euler with
-/// max_newton 1 and Zhao's coarse step. Kept apart from solid_source.cpp: the check
-/// and the re-solve read the step as the kernel will get it — after the rotation that
-/// keeps its angular momentum (keep_angular_momentum), which can add the energy the
-/// solve itself did not (a spinning bar whose linearised steps lose their spin, given
-/// back as a rigid rotation about a body the step has pulled in) — and replace it, they
-/// do not change how it is made or applied. BackwardEuler's own check (inside its
-/// step, before the rotation) re-solves from the linearised iterate; this one, after
-/// the rotation, from the step's start.
+/// SolidSource's energy safeguard (docs/solids.md "Linearised steps and the energy
+/// safeguard", "Angular momentum and energy"; energy_safeguard.hpp): Zhao's coarse step
+/// checked and re-solved, and the share of the angular-momentum rotation
+/// (keep_angular_momentum) the body's energy allows. Kept apart from solid_source.cpp:
+/// both read the step as the kernel will get it and replace parts of it; they do not
+/// change how it is made or applied. Backward Euler's linearised step (max_newton 1)
+/// has its own check inside BackwardEuler::step, which re-solves from the linearised
+/// iterate; the rotation after either is cut where it would create energy, so no
+/// check is needed after it.
 ///
 /// Why the re-solve is a backward-Euler step of h_L and not Newton on the multi-rate
 /// system: Zhao's coarse system (eq. 23) is the linearisation at x_n of m substeps
@@ -57,6 +56,13 @@ bool SolidSource::kick_gained_energy(const Eigen::VectorXd& x_n) {
 
 bool SolidSource::multirate_step_gained_energy() {
   if (!prescribed_at_rest(fixed_, v_)) return false;
+  plan_end_state();
+  return step_energy_balance(*model_, model_->lumped_mass(), x_, v_, x_end_, v_end_, f_ext_, h_,
+                             contact_.planes(), impulses_)
+      .gained();
+}
+
+void SolidSource::plan_end_state() {
   // The plan's state at t_n + h_L (eq. 21–22): L drifts h_L with v^L_m, a region h_S
   // with each of its v^S_r; prescribed vertices stay.
   x_end_ = x_;
@@ -76,9 +82,19 @@ bool SolidSource::multirate_step_gained_energy() {
       v_end_.segment<3>(o) += dv.back().segment<3>(o);
     }
   }
-  return step_energy_balance(*model_, model_->lumped_mass(), x_, v_, x_end_, v_end_, f_ext_, h_,
-                             contact_.planes(), impulses_)
-      .gained();
+}
+
+double SolidSource::rotation_share(const Eigen::VectorXd& x_n) {
+  const RotationShare r = energy_limited_share(*model_, model_->lumped_mass(), x_n, v_, x_end_, v_end_,
+                                               rotation_, f_ext_, h_, contact_.planes(), impulses_,
+                                               energy_credit_, x_share_, v_share_);
+  energy_credit_ -= r.gain;
+  if (r.share < 1.0 && counters_.rotation_limited++ == 0)
+    spdlog::info("{}: the rotation that keeps angular momentum was cut to {:.3g} of itself at step {} "
+                 "(t = {} s): all of it would have created energy (docs/solids.md \"Angular momentum "
+                 "and energy\"); such steps do not keep L exactly",
+                 body_, r.share, current_, clock_.time(current_));
+  return r.share;
 }
 
 bool SolidSource::resolve_with_newton(double time, const Eigen::VectorXd& x_n) {

@@ -116,14 +116,9 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     // x_ now holds the landing positions x_{n+1}: each plane's impulse h k v there.
     record_plane_impulses(x_, planes);
     v_new_ -= v_;
+    // BackwardEuler's own safeguard checked the solve; the rotation spends no more
+    // energy than the body dissipated (keep_angular_momentum).
     keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
-    // The energy safeguard sees the step as the kernel gets it, rotation included (a
-    // step BackwardEuler's own check already re-solved by Newton is converged).
-    if (energy_safeguard_ && euler_->settings().max_newton == 1 && !r.safeguarded &&
-        kick_gained_energy(x_start_) && resolve_with_newton(time, x_start_)) {
-      ++counters_.safeguarded;
-      keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
-    }
     kick(kernel, time, v_new_, free_);
     if (!contact_.planes().empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     return clock_.time(next_step_);
@@ -137,17 +132,12 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   const bool single = std::all_of(regions.begin(), regions.end(), [](const MultirateRegion& r) { return r.m == 1; }) &&
       free_.size() == vertices_.size();
   const double alpha = multirate_->settings().rayleigh_alpha;
-  const auto keep_rotation = [&] {
-    if (single) {
-      v_new_ = step_.dv_L;
-      for (std::size_t i = 0; i < regions.size(); ++i) v_new_ += step_.dv_S[i][0];
-      keep_angular_momentum(x_, v_new_, alpha);
-    } else if (free_.size() == vertices_.size()) {
-      keep_angular_momentum_multirate(alpha);
-    }
-  };
-  keep_rotation();
-  // The energy safeguard: the plan as the kernel will follow it, rotation included.
+  if (single) {
+    v_new_ = step_.dv_L;
+    for (std::size_t i = 0; i < regions.size(); ++i) v_new_ += step_.dv_S[i][0];
+  }
+  // The energy safeguard checks the plan as the kernel will follow it; the rotation
+  // after it spends no more energy than the body dissipated (keep_angular_momentum).
   if (energy_safeguard_ && (single ? kick_gained_energy(x_) : multirate_step_gained_energy()) &&
       resolve_with_newton(time, x_)) {
     ++counters_.safeguarded;
@@ -155,8 +145,9 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     for (std::size_t i = 0; i < regions.size(); ++i)
       for (Index a : regions[i].vertices)
         for (Eigen::VectorXd& dv : step_.dv_S[i]) dv.segment<3>(3 * a) = v_new_.segment<3>(3 * a);
-    keep_rotation();
   }
+  if (single) keep_angular_momentum(x_, v_new_, alpha);
+  else if (free_.size() == vertices_.size()) keep_angular_momentum_multirate(alpha);
   if (contact_.any() && contact_.planes().empty()) contact_.record_loads(h_, impulses_, vertices_.size());
   if (!contact_.planes().empty()) {
     counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
@@ -274,7 +265,7 @@ void SolidSource::multirate_plane_impulses() {
 }
 
 void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv,
-                                        double alpha) const {
+                                        double alpha) {
   if (free_.size() != vertices_.size()) return;  // pins take torques of their own
   const std::vector<double>& m = model_->lumped_mass();
   RigidRotation turn;
@@ -296,7 +287,17 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
         excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
       }
   if (!turn.solve(excess)) return;  // a degenerate (collinear) body: left as solved
-  turn.add_velocity(x_n, dv);
+  if (!energy_safeguard_) {
+    turn.add_velocity(x_n, dv);
+    return;
+  }
+  rotation_.setZero(dv.size());
+  turn.add_velocity(x_n, rotation_);
+  v_end_ = v_ + dv;
+  x_end_ = x_n + h_ * v_end_;
+  const double share = rotation_share(x_n);
+  if (share == 1.0) dv += rotation_;
+  else dv += share * rotation_;
 }
 
 void SolidSource::keep_angular_momentum_multirate(double alpha) {
@@ -341,16 +342,25 @@ void SolidSource::keep_angular_momentum_multirate(double alpha) {
       if (planes[k].weights[i] != 0.0)
         excess -= r_of(planes[k].vertices[i]).cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
   if (!turn.solve(excess, B)) return;  // a degenerate body: left as planned
-  const auto each_large = [&](auto f) {
-    for (Index a : multirate_->large_vertices()) f(a);
-  };
-  turn.add_velocity(x_, step_.dv_L, each_large);
-  for (std::size_t i = 0; i < regions.size(); ++i) {
-    const auto each_in_region = [&](auto f) {
-      for (Index a : regions[i].vertices) f(a);
-    };
-    for (Eigen::VectorXd& dv : step_.dv_S[i]) turn.add_velocity(x_, dv, each_in_region);
+  // The share the plan's energy allows (keep_angular_momentum): ω × r joins every
+  // increment, so the plan ends at (x_end + s h u, v_end + s u) as for a single kick.
+  double share = 1.0;
+  if (energy_safeguard_) {
+    rotation_.setZero(x_.size());
+    turn.add_velocity(x_, rotation_);
+    plan_end_state();
+    share = rotation_share(x_);
   }
+  const auto add = [&](Eigen::VectorXd& dv, Index a) {
+    const auto o = 3 * static_cast<Eigen::Index>(a);
+    if (!energy_safeguard_) dv.segment<3>(o) += turn.velocity(x_.segment<3>(o));
+    else if (share == 1.0) dv.segment<3>(o) += rotation_.segment<3>(o);
+    else dv.segment<3>(o) += share * rotation_.segment<3>(o);
+  };
+  for (Index a : multirate_->large_vertices()) add(step_.dv_L, a);
+  for (std::size_t i = 0; i < regions.size(); ++i)
+    for (Eigen::VectorXd& dv : step_.dv_S[i])
+      for (Index a : regions[i].vertices) add(dv, a);
 }
 
 void SolidSource::cancel_response_torque(const std::vector<Index>& region,

@@ -57,6 +57,9 @@ struct SolidCounters {
   /// Linearised steps (backward Euler max_newton 1, Zhao coarse steps) that gained
   /// energy and were re-solved by the energy safeguard (energy_safeguard.hpp).
   std::uint64_t safeguarded = 0;
+  /// Steps whose angular-momentum rotation was cut short because giving the whole of it
+  /// back would have created energy (energy_limited_share): their L is not exact.
+  std::uint64_t rotation_limited = 0;
 };
 
 class SolidFineSource;
@@ -118,6 +121,12 @@ class SolidSource final : public EventSource {
   /// The same for the multi-rate plan step_ (from x_ and v_): its positions and
   /// velocities at t_n + h_L (eq. 21–22).
   bool multirate_step_gained_energy();
+  /// The plan's positions and velocities at t_n + h_L (eq. 21–22) into x_end_, v_end_.
+  void plan_end_state();
+  /// The share of the rotation u = rotation_ (at x_n) that the step ending at
+  /// (x_end_, v_end_) may take (energy_limited_share), spending energy_credit_; counts
+  /// and logs a cut.
+  double rotation_share(const Eigen::VectorXd& x_n);
   /// The safeguard's re-solve: the step from (x_n, v_) taken again as one converged
   /// backward-Euler step of h (Newton, line search, the planes found anew as backward
   /// Euler's one-sided ones). On success v_new_ holds its Δv and impulses_ the planes'
@@ -129,8 +138,10 @@ class SolidSource final : public EventSource {
   /// angular momentum by exactly the external impulses' torque — gravity, α damping,
   /// the planes' impulses_ — by a rigid rotation ω × (x_n − C) about the mass centre C
   /// (no linear momentum, O(h²)): backward Euler's own change, −h² Σ v_{n+1} × f, and a
-  /// deformed linear-FEM body's torque −Σ u × K u are cancelled.
-  void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha) const;
+  /// deformed linear-FEM body's torque −Σ u × K u are cancelled. With the energy
+  /// safeguard on, only the share of the rotation the step's energy allows
+  /// (energy_limited_share) is added.
+  void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha);
   /// The same for a multi-rate step with regions at m > 1 (step_, planned from x_ and
   /// v_): a region's increments land at its substeps, at the positions the plan has
   /// reached by then, so the step changes L by Σ_k Σ_a (x_a(t_k) − C) × m_a Δv_{a,k} over
@@ -159,6 +170,11 @@ class SolidSource final : public EventSource {
   bool energy_safeguard_ = true;
   std::unique_ptr<BackwardEuler> safeguard_;  ///< the safeguard's Newton solver
   Eigen::VectorXd x_end_, v_end_;            ///< the safeguard's end-of-step state
+  Eigen::VectorXd rotation_;                 ///< ω × (x_n − C) per vertex (3n)
+  Eigen::VectorXd x_share_, v_share_;        ///< energy_limited_share's scratch
+  /// J: the energy the body's steps dissipated and the rotation has not spent (the
+  /// negated sum of their balances; energy_limited_share).
+  double energy_credit_ = 0.0;
   MultirateStep step_;
   EventKind fine_kind_ = 0;
   SolidFineSource* fine_ = nullptr;
