@@ -9,18 +9,22 @@ void SolveContact::find(double time, double h, double speed, const Eigen::Vector
                         const Eigen::VectorXd* v) {
   planes_.clear();
   plane_features_.clear();
+  if (time != anchoring_time_) {
+    if (anchoring_time_ >= 0.0) std::swap(stuck_, anchoring_);
+    anchoring_time_ = time;
+  }
   // How far a surface point can get from where it is over the step, doubled.
   if (obstacles_) {
     obstacles_(time, 2.0 * (obstacle_settings_.clearance + h * speed), features_);
-    add_planes(h, x, fixed, mass, obstacle_settings_, v);
+    add_planes(time, h, x, fixed, mass, obstacle_settings_, v);
   }
   if (pairs_) {
     pairs_(time, 2.0 * (pair_settings_.clearance + h * speed), features_);
-    add_planes(h, x, fixed, mass, pair_settings_, v);
+    add_planes(time, h, x, fixed, mass, pair_settings_, v);
   }
 }
 
-void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
+void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
                               const std::vector<double>& mass, const TickContactSettings& settings,
                               const Eigen::VectorXd* v) {
   for (const TickContactFeature& f : features_) {
@@ -80,7 +84,7 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
     planes_.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? pair_planes : obstacle_planes);
-    if (!f.pair && settings.friction > 0.0 && load > 0.0) add_friction(h, x, plane, f, settings.friction * load, v);
+    if (!f.pair && settings.friction > 0.0 && load > 0.0) add_friction(time, h, x, plane, f, settings.friction * load, v);
   }
 }
 
@@ -88,14 +92,22 @@ void SolveContact::add_planes(double h, const Eigen::VectorXd& x, const std::vec
 // normal force F and the slip speed s are the last step's, and the contact point is
 // held by a two-sided spring along each tangent t of its plane, anchored where the
 // point starts plus the obstacle's own motion over the step,
-//   D(x) = (k_t/2) |T (y(x) − y(x_n) − h u_o)|²,  k_t = μ F / (h max(s, ε)).
+//   D(x) = (k_t/2) |T (y(x) − a)|²,  a = y(x_n) + h u_o,  k_t = μ F / (h max(s, ε)).
 // A slide at about s then meets μ F (the spring's force k_t h s), and a contact slower
 // than ε sticks. Being a potential of the step's unknowns it is solved with them, so it
 // only ever takes energy out: applied after the solve, as a velocity change that the
 // kick also turns into a position change h Δv, friction strained the material around a
 // stopped point — a bunny dropped 5 cm gained 0.2 % at the landing with μ = 0.5 (none
 // with μ = 0), a soft dragon on stiff legs 160 J of 180 (docs/solids.md "Friction").
-void SolveContact::add_friction(double h, const Eigen::VectorXd& x, const TickPlane& plane,
+//
+// Static friction: re-anchored at every step, a point under a tangential load T < μ F
+// gives T / k_t = ε h T / (μ F) a step — a creep of up to ε. A vertex that sticks (s < ε)
+// therefore keeps the anchor of its last step, moved with the obstacle, a' = a + h u_o,
+// while that anchor's pull at the step's start stays within μ F: |T (y(x_n) − a')| ≤ ε h
+// (k_t ε h = μ F). The point then settles where the spring balances T and stays there;
+// past μ F it is re-anchored and slides. Only single-vertex features (a vertex on an
+// obstacle face) keep anchors: an edge's point moves along the edge as it turns.
+void SolveContact::add_friction(double time, double h, const Eigen::VectorXd& x, const TickPlane& plane,
                                 const TickContactFeature& f, double friction_force,
                                 const Eigen::VectorXd* v) {
   Vec3 y = Vec3::Zero(), u = -f.velocity;
@@ -108,7 +120,21 @@ void SolveContact::add_friction(double h, const Eigen::VectorXd& x, const TickPl
   const Vec3& n = plane.normal;
   const double slip = v ? (u - n.dot(u) * n).norm() : 0.0;
   const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-  const Vec3 anchor = y + h * f.velocity;
+  Vec3 anchor = y + h * f.velocity;
+  const bool single = f.weights[0] == 1.0 && (f.weights.tail<3>().array() == 0.0).all();
+  if (single && slip < kStickSpeed) {
+    const auto a = static_cast<std::size_t>(f.vertices[0]);
+    const auto vertices = static_cast<std::size_t>(x.size() / 3);
+    if (stuck_.size() != vertices) stuck_.assign(vertices, {});
+    if (anchoring_.size() != vertices) anchoring_.assign(vertices, {});
+    const StickAnchor& last = stuck_[a];
+    if (last.end >= 0.0 && std::abs(last.end - time) <= 1e-9 * (1.0 + time)) {
+      const Vec3 kept = last.anchor + h * f.velocity;
+      const Vec3 d = y - kept;
+      if ((d - n.dot(d) * n).norm() <= h * kStickSpeed) anchor = kept;
+    }
+    anchoring_[a] = {anchor, time + h};
+  }
   for (const Vec3& t : {t1, t2}) {
     TickPlane anchor_plane = plane;
     anchor_plane.normal = t;

@@ -151,16 +151,23 @@ class SolveContact {
   std::uint64_t obstacle_planes = 0;  ///< planes made, summed over steps
   std::uint64_t pair_planes = 0;
 
-  /// Below this slip speed a contact sticks (its anchors are as stiff as μ F / (h ε)):
-  /// a body held by friction creeps at most ε μ-fractions of a metre per second.
+  /// Below this slip speed a contact sticks (its anchors are as stiff as μ F / (h ε)).
+  /// A vertex that sticks keeps its anchor from step to step while the anchor's pull
+  /// stays within μ F (add_friction), so a body held by friction does not creep.
   static constexpr double kStickSpeed = 1e-4;  // m/s
 
  private:
-  void add_planes(double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
+  void add_planes(double time, double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
                   const std::vector<double>& mass, const TickContactSettings& settings,
                   const Eigen::VectorXd* v);
-  void add_friction(double h, const Eigen::VectorXd& x, const TickPlane& plane,
+  void add_friction(double time, double h, const Eigen::VectorXd& x, const TickPlane& plane,
                     const TickContactFeature& f, double friction_force, const Eigen::VectorXd* v);
+
+  /// A sticking vertex's friction anchor: where its step ending at `end` anchored it.
+  struct StickAnchor {
+    Vec3 anchor = Vec3::Zero();
+    double end = -1.0;  ///< s; < 0: none
+  };
 
   bool self_pairs_ = true;
   bool reduced_mass_ = false;
@@ -172,6 +179,12 @@ class SolveContact {
   mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
   std::vector<double> load_;              ///< per local vertex, N (record_loads)
   std::vector<double> material_k_;        ///< per local vertex, N/m (set_material_stiffness)
+  /// Per local vertex: the anchors of the last step (stuck_) and of the step being
+  /// planned (anchoring_; a step's planes may be found twice, by the energy
+  /// safeguard's re-solve: the last finding wins). find() at a new time moves the
+  /// second into the first.
+  std::vector<StickAnchor> stuck_, anchoring_;
+  double anchoring_time_ = -1.0;
 };
 
 }  // namespace clockwork
