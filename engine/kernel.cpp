@@ -131,9 +131,7 @@ void Kernel::schedule(EventKind kind, EventSlot slot, double time) {
   assert(time >= now_);
   SlotHandle& h = slot_handle(kind, slot);
   assert(h.state == 0 && "event already scheduled");
-  h.handle = queue_.push(time, kind, slot);
-  h.time = time;
-  h.state = 1;
+  place(h, kind, slot, time);
   if (queue_watched_) [[unlikely]]
     notify_queue(kind, slot, QueueChange::created);
 }
@@ -142,14 +140,8 @@ void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
   assert(time >= now_);
   SlotHandle& h = slot_handle(kind, slot);
   const bool moved = h.state != 0;
-  if (!moved) {
-    h.handle = queue_.push(time, kind, slot);
-  } else {
-    queue_.update(h.handle, time);
-    ++stats_[kind].rescheduled;
-  }
-  h.time = time;
-  h.state = 1;
+  place(h, kind, slot, time);
+  if (moved) ++stats_[kind].rescheduled;
   if (queue_watched_) [[unlikely]]
     notify_queue(kind, slot, moved ? QueueChange::rescheduled : QueueChange::created);
 }
@@ -168,8 +160,7 @@ void Kernel::reschedule_no_later(EventKind kind, EventSlot slot, double time) {
 void Kernel::cancel(EventKind kind, EventSlot slot) {
   SlotHandle& h = slot_handle(kind, slot);
   if (h.state == 0) return;
-  queue_.erase(h.handle);
-  h.state = 0;
+  remove(h);
   if (queue_watched_) [[unlikely]]
     notify_queue(kind, slot, QueueChange::destroyed);
 }
@@ -271,18 +262,15 @@ void Kernel::process_top_impl() {
     fail_health(event.kind, event.time);
   if constexpr (kObserved)
     for (KernelObserver* o : hooked_[1]) o->after_process(event);
-  // The handle table may have grown during processing: look the slot up again.
+  // The slot's next occurrence. A source either returns it, or reschedules or cancels
+  // its own slot through the kernel and returns kNever; either way it reaches the
+  // queue through place/remove. (An in-flight event is still the top: moving it later
+  // is one sift instead of a pop and a push.) The handle table may have grown during
+  // processing: look the slot up again.
   SlotHandle& after = handles_[event.kind][event.slot];
   if (after.state == 2) {
-    if (next < kNever) {
-      // Moving the top later is one sift instead of a pop and a push.
-      queue_.update(after.handle, next);
-      after.time = next;
-      after.state = 1;
-    } else {
-      queue_.erase(after.handle);
-      after.state = 0;
-    }
+    if (next < kNever) place(after, event.kind, event.slot, next);
+    else remove(after);
   } else {
     assert(next == kNever && "a source that rescheduled itself must return kNever");
   }

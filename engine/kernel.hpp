@@ -281,6 +281,19 @@ class Kernel {
     std::uint8_t state = 0;  // 0 idle, 1 scheduled, 2 in flight (at the top, processing)
   };
   SlotHandle& slot_handle(EventKind kind, EventSlot slot);
+  /// The one way a slot's event gets a time (pushed if idle, moved if scheduled or in
+  /// flight) or leaves the queue: schedule, reschedule, cancel and the time a processed
+  /// event's source returns all go through these two.
+  void place(SlotHandle& h, EventKind kind, EventSlot slot, double time) {
+    if (h.state == 0) h.handle = queue_.push(time, kind, slot);
+    else queue_.update(h.handle, time);
+    h.time = time;
+    h.state = 1;
+  }
+  void remove(SlotHandle& h) {
+    queue_.erase(h.handle);
+    h.state = 0;
+  }
   void process_top() {
     if (observed_) [[unlikely]] process_top_impl<true>();
     else process_top_impl<false>();
