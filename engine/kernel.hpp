@@ -218,6 +218,8 @@ class Kernel {
   // --- observers (engine/kernel_observer.hpp) ------------------------------------
   /// Attaches `observer` (not owned: remove it before it dies; ScopedObserver does).
   /// It learns of every source already added (on_source_added), then of later ones.
+  /// Attach and remove between events or from a source, never from inside a hook
+  /// (the kernel is walking its observer lists then).
   void add_observer(KernelObserver& observer);
   void remove_observer(KernelObserver& observer);
   std::size_t observer_count() const { return observers_.size(); }
