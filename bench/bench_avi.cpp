@@ -8,17 +8,19 @@
 ///  - BM_KernelCloth/n: membrane + bending + gravity at n = 31, 100, 316 cells a side
 ///    (about 1k, 10k and 100k vertices) for the cost-per-event scaling;
 ///  - BM_KernelClothCounted: BM_KernelCloth/100 with the per-vertex event counts and
-///    period histograms on (Kernel::enable_event_counts, the viewer's heat map);
+///    period histograms observing it (io/event_counts.hpp, the viewer's heat map);
 ///  - BM_KernelClothTraced: BM_KernelCloth/100 with the JSON-lines trace written to
 ///    /dev/null (tracing on).
-/// The trace-off overhead is measured by bench/trace_overhead.sh, which compares this
-/// program with bench_avi_no_trace (the kernel compiled with CLOCKWORK_NO_TRACE).
+/// The cost of the observer hook with no observer attached is measured by
+/// bench/trace_overhead.sh against a bench_avi built before the hook.
 #include <benchmark/benchmark.h>
 
 #include <memory>
 
 #include "bench/cloth_fixture.hpp"
 #include "engine/event_queue.hpp"
+#include "engine/trace.hpp"
+#include "io/event_counts.hpp"
 #include "integrators/force_source.hpp"
 #include "integrators/membrane_energy.hpp"
 
@@ -52,14 +54,14 @@ void BM_KernelCloth(benchmark::State& state) {
 void BM_KernelClothTraced(benchmark::State& state) {
   Scene scene = bench::make_cloth_scene(static_cast<int>(state.range(0)));
   Trace trace("/dev/null", TraceFormat::kJsonLines);
-  scene.kernel->set_trace(&trace);
+  const ScopedObserver tracing(*scene.kernel, trace);
   run_kernel(state, scene);
-  scene.kernel->set_trace(nullptr);
 }
 
 void BM_KernelClothCounted(benchmark::State& state) {
   Scene scene = bench::make_cloth_scene(static_cast<int>(state.range(0)));
-  scene.kernel->enable_event_counts(true);
+  EventCounts counts(scene.kernel->state().size());
+  const ScopedObserver counting(*scene.kernel, counts);
   run_kernel(state, scene);
 }
 

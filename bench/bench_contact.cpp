@@ -75,7 +75,8 @@ void BM_ClothDrop(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     Scene scene = load_scene(path);
-    scene.kernel->enable_profiling(true);
+    EventProfiler profiler;
+    const ScopedObserver profiling(*scene.kernel, profiler);
     state.ResumeTiming();
     const auto start = std::chrono::steady_clock::now();
     scene.kernel->run_until(1.0);
@@ -84,7 +85,7 @@ void BM_ClothDrop(benchmark::State& state) {
     const ContactCounters c = scene.contact->counters();
     state.counters["events"] = double(scene.kernel->events_processed());
     state.counters["events_per_s"] = double(scene.kernel->events_processed()) / wall;
-    const TimeShares shares = time_shares(*scene.kernel, wall);
+    const TimeShares shares = time_shares(*scene.kernel, profiler, wall);
     state.counters["kds_share"] = shares.certificates();
     state.counters["layer_share"] = shares.penalties;
     state.counters["slab_evals"] = double(c.slab_evaluations);

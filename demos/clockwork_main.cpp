@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "io/check_frames.hpp"
@@ -269,7 +270,10 @@ int main(int argc, char** argv) {
     options.progress_seconds = progress_every;
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
-    scene.kernel->enable_profiling(profile);
+    // The sampling profiler watches the run through the kernel's observer hook.
+    clockwork::EventProfiler profiler;
+    std::optional<clockwork::ScopedObserver> profiling;
+    if (profile) profiling.emplace(*scene.kernel, profiler);
     options.event_counts = !no_event_counts;
     const auto summary = clockwork::run_scene(scene, options);
     fmt::print("simulated {:.4g} s: {} events in {:.3f} s wall ({:.3g} events/s)\n",
@@ -281,7 +285,7 @@ int main(int argc, char** argv) {
       const auto& st = scene.kernel->stats(kind);
       fmt::print("  {:<26} {:>12} processed {:>13} rescheduled", scene.kernel->source(kind).name(),
                  st.processed, st.rescheduled);
-      if (profile) fmt::print(" {:>10.3f} s", st.seconds);
+      if (profile) fmt::print(" {:>10.3f} s", profiler.seconds(kind));
       // Kernel::reschedule_no_later: later failure times that left the queue alone.
       if (st.kept > 0) fmt::print(" ({} in place)", st.kept);
       fmt::print("\n");
@@ -316,7 +320,7 @@ int main(int argc, char** argv) {
         fmt::print("  contact: {} entries into position envelopes, {} exits from them\n",
                    scene.kernel->ball_entries(), scene.kernel->ball_exits());
     }
-    if (profile) fmt::print("{}\n", clockwork::describe(clockwork::time_shares(*scene.kernel, summary.wall_seconds)));
+    if (profile) fmt::print("{}\n", clockwork::describe(clockwork::time_shares(*scene.kernel, profiler, summary.wall_seconds)));
     fmt::print("wrote {} frames and diagnostics.csv to {}\n", summary.frames,
                std::filesystem::absolute(options.out_dir).lexically_normal().string());
     if (!trace_path.empty()) fmt::print("wrote the event trace to {}\n", trace_path);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -105,10 +104,7 @@ EventKind Kernel::add_source(std::unique_ptr<EventSource> source) {
   sources_.push_back(std::move(source));
   handles_.emplace_back();
   stats_.emplace_back();
-  timed_seconds_.push_back(0.0);
-  timed_events_.push_back(0);
-  period_bins_.emplace_back().fill(0);
-  if (trace_) trace_->name_track(kind, sources_.back()->name());
+  for (KernelObserver* o : observers_) o->on_source_added(kind, *sources_.back());
   return kind;
 }
 
@@ -135,31 +131,19 @@ void Kernel::schedule(EventKind kind, EventSlot slot, double time) {
   assert(time >= now_);
   SlotHandle& h = slot_handle(kind, slot);
   assert(h.state == 0 && "event already scheduled");
-  h.handle = queue_.push(time, kind, slot);
-  h.time = time;
-  h.state = 1;
-#ifndef CLOCKWORK_NO_TRACE
-  ++effects_.created;
-#endif
+  place(h, kind, slot, time);
+  if (queue_watched_) [[unlikely]]
+    notify_queue(kind, slot, QueueChange::created);
 }
 
 void Kernel::reschedule(EventKind kind, EventSlot slot, double time) {
   assert(time >= now_);
   SlotHandle& h = slot_handle(kind, slot);
-  if (h.state == 0) {
-    h.handle = queue_.push(time, kind, slot);
-#ifndef CLOCKWORK_NO_TRACE
-    ++effects_.created;
-#endif
-  } else {
-    queue_.update(h.handle, time);
-#ifndef CLOCKWORK_NO_TRACE
-    ++effects_.rescheduled;
-#endif
-    ++stats_[kind].rescheduled;
-  }
-  h.time = time;
-  h.state = 1;
+  const bool moved = h.state != 0;
+  place(h, kind, slot, time);
+  if (moved) ++stats_[kind].rescheduled;
+  if (queue_watched_) [[unlikely]]
+    notify_queue(kind, slot, moved ? QueueChange::rescheduled : QueueChange::created);
 }
 
 void Kernel::reschedule_no_later(EventKind kind, EventSlot slot, double time) {
@@ -176,11 +160,9 @@ void Kernel::reschedule_no_later(EventKind kind, EventSlot slot, double time) {
 void Kernel::cancel(EventKind kind, EventSlot slot) {
   SlotHandle& h = slot_handle(kind, slot);
   if (h.state == 0) return;
-  queue_.erase(h.handle);
-  h.state = 0;
-#ifndef CLOCKWORK_NO_TRACE
-  ++effects_.destroyed;
-#endif
+  remove(h);
+  if (queue_watched_) [[unlikely]]
+    notify_queue(kind, slot, QueueChange::destroyed);
 }
 
 bool Kernel::scheduled(EventKind kind, EventSlot slot) const {
@@ -255,24 +237,16 @@ void Kernel::flush_contingency() {
   pending_.clear();
 }
 
-void Kernel::process_top() {
+template <bool kObserved>
+void Kernel::process_top_impl() {
   const EventNode event = queue_.top();
   now_ = event.time;
   SlotHandle& h = handles_[event.kind][event.slot];
   assert(h.state == 1);
   h.state = 2;
-#ifndef CLOCKWORK_NO_TRACE
-  effects_ = {};
-  const auto wall_start = trace_ ? std::chrono::steady_clock::now()
-                                 : std::chrono::steady_clock::time_point{};
-#endif
   EventSource& source = *sources_[event.kind];
-  using Clock = std::chrono::steady_clock;
-  // The stencil is read before processing: a source may recycle the slot inside.
-  if (counting_) [[unlikely]]
-    for (Index a : source.stencil_vertices(event.slot)) ++vertex_events_[a];
-  const double weight = profiling_ ? profile_weight(event.kind) : 0.0;
-  const Clock::time_point process_start = weight > 0 ? Clock::now() : Clock::time_point{};
+  if constexpr (kObserved)
+    for (KernelObserver* o : hooked_[0]) o->before_event(event, source);
   double next;
   try {
     next = source.process(event.slot, event.time, *this);
@@ -286,74 +260,50 @@ void Kernel::process_top() {
   }
   if (unhealthy_) [[unlikely]]
     fail_health(event.kind, event.time);
-  const Clock::time_point process_end = weight > 0 ? Clock::now() : Clock::time_point{};
-  // The handle table may have grown during processing: look the slot up again.
+  if constexpr (kObserved)
+    for (KernelObserver* o : hooked_[1]) o->after_process(event);
+  // The slot's next occurrence. A source either returns it, or reschedules or cancels
+  // its own slot through the kernel and returns kNever; either way it reaches the
+  // queue through place/remove. (An in-flight event is still the top: moving it later
+  // is one sift instead of a pop and a push.) The handle table may have grown during
+  // processing: look the slot up again.
   SlotHandle& after = handles_[event.kind][event.slot];
   if (after.state == 2) {
-    if (next < kNever) {
-      // Moving the top later is one sift instead of a pop and a push.
-      queue_.update(after.handle, next);
-      after.time = next;
-      after.state = 1;
-    } else {
-      queue_.erase(after.handle);
-      after.state = 0;
-    }
+    if (next < kNever) place(after, event.kind, event.slot, next);
+    else remove(after);
   } else {
     assert(next == kNever && "a source that rescheduled itself must return kNever");
   }
-  // Period: to the slot's next occurrence, returned or rescheduled by the source.
-  if (counting_) [[unlikely]] {
-    if (after.state == 1) count_period(event.kind, after.time - event.time);
-  }
-  const Clock::time_point flush_start = weight > 0 ? Clock::now() : Clock::time_point{};
+  if constexpr (kObserved)
+    for (KernelObserver* o : hooked_[2]) o->before_flush(event, after.state == 1 ? after.time : kNever);
   flush_contingency();
   ++processed_;
   ++stats_[event.kind].processed;
-  if (weight > 0) {
-    const double seconds = std::chrono::duration<double>(process_end - process_start).count();
-    stats_[event.kind].seconds += weight * seconds;
-    timed_seconds_[event.kind] += seconds;
-    ++timed_events_[event.kind];
-    contingency_seconds_ += weight * std::chrono::duration<double>(Clock::now() - flush_start).count();
-  }
-#ifndef CLOCKWORK_NO_TRACE
-  if (trace_) {
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    trace_->record(event, source.name(), source.stencil_size(event.slot), effects_, wall);
-  }
-#endif
+  if constexpr (kObserved)
+    for (KernelObserver* o : hooked_[3]) o->after_event(event, source);
 }
 
-double Kernel::profile_weight(EventKind kind) {
-  const std::uint64_t n = timed_events_[kind];
-  if (n < 16 || timed_seconds_[kind] > 2e-6 * static_cast<double>(n)) return 1.0;
-  // xorshift64: cheap, and no stride to alias with periodic event sequences.
-  sample_state_ ^= sample_state_ << 13;
-  sample_state_ ^= sample_state_ >> 7;
-  sample_state_ ^= sample_state_ << 17;
-  return (sample_state_ & 15u) == 0 ? 16.0 : 0.0;
+template void Kernel::process_top_impl<false>();
+template void Kernel::process_top_impl<true>();
+
+void Kernel::add_observer(KernelObserver& observer) {
+  assert(std::find(observers_.begin(), observers_.end(), &observer) == observers_.end());
+  observers_.push_back(&observer);
+  const unsigned hooks = observer.hooks();
+  for (int i = 0; i < kHookCount; ++i)
+    if (hooks & (1u << i)) hooked_[std::size_t(i)].push_back(&observer);
+  observed_ = !hooked_[0].empty() || !hooked_[1].empty() || !hooked_[2].empty() || !hooked_[3].empty();
+  queue_watched_ = !hooked_[kQueueHook].empty();
+  for (std::size_t k = 0; k < sources_.size(); ++k)
+    observer.on_source_added(static_cast<EventKind>(k), *sources_[k]);
 }
 
-void Kernel::enable_event_counts(bool on) {
-  counting_ = on;
-  if (on) vertex_events_.resize(state_.size(), 0);
-}
-
-double Kernel::period_bin_lower(int bin) {
-  return std::pow(10.0, double(bin - kPeriodBinOfOne) / kPeriodBinsPerDecade);
-}
-
-void Kernel::count_period(EventKind kind, double period) {
-  // floor(10 log10 p) + offset; non-positive periods (a re-fire at the same time) go
-  // to the lowest bin.
-  int bin = 0;
-  if (period > 0.0)
-    bin = std::clamp(static_cast<int>(std::floor(kPeriodBinsPerDecade * std::log10(period))) +
-                         kPeriodBinOfOne,
-                     0, kPeriodBins - 1);
-  ++period_bins_[kind][static_cast<std::size_t>(bin)];
+void Kernel::remove_observer(KernelObserver& observer) {
+  const auto drop = [&](std::vector<KernelObserver*>& list) { std::erase(list, &observer); };
+  drop(observers_);
+  for (auto& list : hooked_) drop(list);
+  observed_ = !hooked_[0].empty() || !hooked_[1].empty() || !hooked_[2].empty() || !hooked_[3].empty();
+  queue_watched_ = !hooked_[kQueueHook].empty();
 }
 
 bool Kernel::step() {
@@ -400,13 +350,6 @@ void Kernel::fail_health(EventKind kind, double time) const {
   throw NumericalFailure(fmt::format("numerical failure at t = {:.9g} s in a {} event: vertex {}: {}",
                                      time, name, a, problem),
                          std::string(name), time, a, problem);
-}
-
-void Kernel::set_trace(Trace* trace) {
-  trace_ = trace;
-  if (trace_)
-    for (std::size_t k = 0; k < sources_.size(); ++k)
-      trace_->name_track(static_cast<EventKind>(k), sources_[k]->name());
 }
 
 }  // namespace clockwork

@@ -1,6 +1,7 @@
 #pragma once
 /// The kernel (DESIGN §1): vertex state, one event queue, the event sources that own
-/// the payloads of each kind, contingency lists and the event loop.
+/// the payloads of each kind, contingency lists and the event loop, with a hook for
+/// observers (engine/kernel_observer.hpp: trace, profiler, event counts).
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -15,19 +16,18 @@
 #include "engine/event_queue.hpp"
 #include "engine/event_source.hpp"
 #include "engine/health.hpp"
+#include "engine/kernel_observer.hpp"
 #include "engine/mass_share.hpp"
-#include "engine/trace.hpp"
 #include "engine/vertex_state.hpp"
 
 namespace clockwork {
 
-/// Per-kind event statistics.
+/// Per-kind event statistics. They stay in the kernel (a few increments, no observer):
+/// contact's certificate_reschedules (diagnostics.csv) and the run summary read them.
 struct KindStats {
   std::uint64_t processed = 0;
   std::uint64_t rescheduled = 0;  ///< new times of already scheduled events
   std::uint64_t kept = 0;         ///< of which reschedule_no_later left the queue alone
-  double seconds = 0.0;           ///< wall time in the source's process (profiling on;
-                                  ///< an unbiased estimate from sampled events)
 };
 
 class Kernel {
@@ -215,33 +215,16 @@ class Kernel {
   double next_event_time() const { return queue_.empty() ? kNever : queue_.top().time; }
   std::size_t queue_size() const { return queue_.size(); }
 
-  void set_trace(Trace* trace);
-  /// Times events (KindStats::seconds) and, separately, the certificate rescheduling
-  /// that follows them (contingency_seconds): the phantom-mesh paper's Table 1 shares.
-  /// A clock read costs ~30 ns, as much as a small event, so kinds whose events take
-  /// under 2 µs are sampled (one event in 16 at random, weighted 16); longer ones are
-  /// all timed. Off by default.
-  void enable_profiling(bool on) { profiling_ = on; }
-  double contingency_seconds() const { return contingency_seconds_; }
+  // --- observers (engine/kernel_observer.hpp) ------------------------------------
+  /// Attaches `observer` (not owned: remove it before it dies; ScopedObserver does).
+  /// It learns of every source already added (on_source_added), then of later ones.
+  /// Attach and remove between events or from a source, never from inside a hook
+  /// (the kernel is walking its observer lists then).
+  void add_observer(KernelObserver& observer);
+  void remove_observer(KernelObserver& observer);
+  std::size_t observer_count() const { return observers_.size(); }
 
-  // --- event counts (docs/viewer.md: the asynchrony heat map) ------------------------
-  /// Counts, for every vertex, the processed events whose stencil holds it
-  /// (EventSource::stencil_vertices), and per kind a histogram of event periods: the
-  /// time from an event to its slot's next occurrence, 10 log-spaced bins per decade.
-  /// Call after all vertices are added. Off by default (one predictable branch per
-  /// event; on-cost in docs/performance.md).
-  void enable_event_counts(bool on);
-  bool event_counts_enabled() const { return counting_; }
-  /// Cumulative events per vertex (empty unless enabled).
-  const std::vector<std::uint64_t>& vertex_events() const { return vertex_events_; }
-  static constexpr int kPeriodBinsPerDecade = 10;
-  static constexpr int kPeriodBins = 200;     ///< 1e-14 s .. 1e6 s; the ends absorb the rest
-  static constexpr int kPeriodBinOfOne = 140;  ///< the bin whose lower edge is 1 s
-  /// Lower edge of a period bin, s: 10^((bin − kPeriodBinOfOne) / kPeriodBinsPerDecade).
-  static double period_bin_lower(int bin);
-  const std::array<std::uint64_t, kPeriodBins>& period_histogram(EventKind kind) const {
-    return period_bins_[kind];
-  }
+  // --- statistics --------------------------------------------------------------------
   std::uint64_t events_processed() const { return processed_; }
   const KindStats& stats(EventKind kind) const { return stats_[kind]; }
 
@@ -300,8 +283,29 @@ class Kernel {
     std::uint8_t state = 0;  // 0 idle, 1 scheduled, 2 in flight (at the top, processing)
   };
   SlotHandle& slot_handle(EventKind kind, EventSlot slot);
-  void process_top();
-  void count_period(EventKind kind, double period);
+  /// The one way a slot's event gets a time (pushed if idle, moved if scheduled or in
+  /// flight) or leaves the queue: schedule, reschedule, cancel and the time a processed
+  /// event's source returns all go through these two.
+  void place(SlotHandle& h, EventKind kind, EventSlot slot, double time) {
+    if (h.state == 0) h.handle = queue_.push(time, kind, slot);
+    else queue_.update(h.handle, time);
+    h.time = time;
+    h.state = 1;
+  }
+  void remove(SlotHandle& h) {
+    queue_.erase(h.handle);
+    h.state = 0;
+  }
+  void process_top() {
+    if (observed_) [[unlikely]] process_top_impl<true>();
+    else process_top_impl<false>();
+  }
+  /// The loop body, with the observer hooks compiled in or out.
+  template <bool kObserved>
+  void process_top_impl();
+  void notify_queue(EventKind kind, EventSlot slot, QueueChange what) {
+    for (KernelObserver* o : hooked_[kQueueHook]) o->on_queue_change(kind, slot, what);
+  }
   void flag_unhealthy(Index a) {
     if (!unhealthy_) unhealthy_vertex_ = a;
     unhealthy_ = true;
@@ -329,13 +333,12 @@ class Kernel {
   std::uint64_t epoch_ = 0;
   std::uint64_t processed_ = 0;
   double now_ = 0.0;
-  Trace* trace_ = nullptr;
-  EventEffects effects_;
-  bool profiling_ = false;
-  double contingency_seconds_ = 0.0;
-  std::vector<double> timed_seconds_;        ///< per kind: raw time of the timed events
-  std::vector<std::uint64_t> timed_events_;  ///< per kind: how many were timed
-  std::uint64_t sample_state_ = 0x9E3779B97F4A7C15ull;
+  // Observers, and per hook (KernelObserver::Hook bit i) those that asked for it.
+  static constexpr int kHookCount = 5, kQueueHook = 4;
+  std::vector<KernelObserver*> observers_;
+  std::array<std::vector<KernelObserver*>, kHookCount> hooked_;
+  bool observed_ = false;       ///< some observer wants an event hook
+  bool queue_watched_ = false;  ///< some observer wants kQueueChanges
   HealthLimits health_;
   double max_speed2_ = health_.max_speed * health_.max_speed;
   double max_extent2_ = health_.max_extent * health_.max_extent;
@@ -344,11 +347,21 @@ class Kernel {
   std::function<bool()> poll_;
   std::uint64_t poll_every_ = 1024, next_poll_ = ~std::uint64_t(0);
   bool stopped_ = false;
-  bool counting_ = false;
-  std::vector<std::uint64_t> vertex_events_;
-  std::vector<std::array<std::uint64_t, kPeriodBins>> period_bins_;
-  /// Weight of this event's time in the estimate: 0 (not timed), 1 or 16.
-  double profile_weight(EventKind kind);
+};
+
+/// Attaches an observer to a kernel for the lifetime of this object.
+class ScopedObserver {
+ public:
+  ScopedObserver(Kernel& kernel, KernelObserver& observer) : kernel_(kernel), observer_(observer) {
+    kernel_.add_observer(observer_);
+  }
+  ~ScopedObserver() { kernel_.remove_observer(observer_); }
+  ScopedObserver(const ScopedObserver&) = delete;
+  ScopedObserver& operator=(const ScopedObserver&) = delete;
+
+ private:
+  Kernel& kernel_;
+  KernelObserver& observer_;
 };
 
 }  // namespace clockwork

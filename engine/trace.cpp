@@ -1,5 +1,7 @@
 #include "engine/trace.hpp"
 
+#include "engine/event_source.hpp"
+
 #include <fmt/format.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
@@ -60,6 +62,26 @@ void Trace::record(const EventNode& e, std::string_view kind_name, int stencil_s
         stencil_size, fx.created, fx.rescheduled, fx.destroyed, wall_seconds * 1e6);
   }
   ++count_;
+}
+
+void Trace::on_source_added(EventKind kind, const EventSource& source) { name_track(kind, source.name()); }
+
+void Trace::before_event(const EventNode& /*event*/, const EventSource& /*source*/) {
+  effects_ = {};
+  wall_start_ = std::chrono::steady_clock::now();
+}
+
+void Trace::after_event(const EventNode& event, const EventSource& source) {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  record(event, source.name(), source.stencil_size(event.slot), effects_, wall);
+}
+
+void Trace::on_queue_change(EventKind /*kind*/, EventSlot /*slot*/, QueueChange what) {
+  switch (what) {
+    case QueueChange::created: ++effects_.created; break;
+    case QueueChange::rescheduled: ++effects_.rescheduled; break;
+    case QueueChange::destroyed: ++effects_.destroyed; break;
+  }
 }
 
 TraceFormat parse_trace_format(std::string_view name) {

@@ -4,14 +4,14 @@
 
 namespace clockwork {
 
-TimeShares time_shares(const Kernel& kernel, double wall_seconds) {
+TimeShares time_shares(const Kernel& kernel, const EventProfiler& profiler, double wall_seconds) {
   TimeShares s;
   s.wall = wall_seconds;
   if (!(wall_seconds > 0.0)) return s;
   for (std::size_t k = 0; k < kernel.source_count(); ++k) {
     const auto kind = static_cast<EventKind>(k);
     const std::string_view name = kernel.source(kind).name();
-    const double f = kernel.stats(kind).seconds / wall_seconds;
+    const double f = profiler.seconds(kind) / wall_seconds;
     if (name.starts_with("force:") || name.starts_with("implicit:") ||
         name.starts_with("coarse:") || name.starts_with("fine:"))
       s.elastic += f;
@@ -20,7 +20,7 @@ TimeShares time_shares(const Kernel& kernel, double wall_seconds) {
     else if (name.starts_with("certificate:"))
       s.certificate_events += f;
   }
-  s.rescheduling = kernel.contingency_seconds() / wall_seconds;
+  s.rescheduling = profiler.contingency_seconds() / wall_seconds;
   return s;
 }
 

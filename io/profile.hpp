@@ -3,10 +3,11 @@
 /// Table 1: elastic forces (explicit force events, implicit phantom solves, or a solid's
 /// coarse and fine steps),
 /// penalty layers, and certificate maintenance (certificate events plus the
-/// rescheduling of certificates after velocity changes). Needs
-/// Kernel::enable_profiling before the run.
+/// rescheduling of certificates after velocity changes), from an EventProfiler
+/// (engine/event_profiler.hpp) attached to the kernel for the run.
 #include <string>
 
+#include "engine/event_profiler.hpp"
 #include "engine/kernel.hpp"
 
 namespace clockwork {
@@ -23,7 +24,7 @@ struct TimeShares {
 
 /// Classifies the kernel's event kinds by name: `force:*` and `implicit:*` are
 /// elastic, `penalty` the layers, `certificate:*` certificates.
-TimeShares time_shares(const Kernel& kernel, double wall_seconds);
+TimeShares time_shares(const Kernel& kernel, const EventProfiler& profiler, double wall_seconds);
 
 /// One line for the CLI.
 std::string describe(const TimeShares& shares);

@@ -7,10 +7,12 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "engine/diagnostics.hpp"
 #include "engine/observer.hpp"
 #include "io/check_frames.hpp"
+#include "io/event_counts.hpp"
 #include "io/frame_io.hpp"
 #include "io/resume.hpp"
 #include "io/scene_error.hpp"
@@ -89,10 +91,10 @@ void prepare_out_dir(const Scene& scene, const RunOptions& options) {
     throw IoError(fmt::format("--out: cannot create '{}': {}", options.out_dir, ec.message()));
 }
 
+/// `events`: the per-vertex event counts (EventCounts), empty when they are off.
 void write_frame(const Scene& scene, const std::string& out_dir, int frame, double t,
-                 const Kernel& kernel) {
+                 const Kernel& kernel, const std::vector<std::uint64_t>& events) {
   const VertexState& s = kernel.state();
-  const std::vector<std::uint64_t>& events = kernel.vertex_events();
   std::vector<Vec3> x;
   std::vector<FrameVertex> ply;
   for (const Body& body : scene.bodies) {
@@ -115,19 +117,19 @@ void write_frame(const Scene& scene, const std::string& out_dir, int frame, doub
   }
 }
 
-/// kind,period_lo,period_hi,events: the kernel's period histograms, non-empty bins.
-void write_event_periods(const std::string& out_dir, const Kernel& kernel) {
+/// kind,period_lo,period_hi,events: the period histograms, non-empty bins.
+void write_event_periods(const std::string& out_dir, const Kernel& kernel, const EventCounts& counts) {
   const std::string path = out_dir + "/event_periods.csv";
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw IoError(fmt::format("cannot open '{}' for writing", path));
   fmt::print(f, "kind,period_lo,period_hi,events\n");
   for (std::size_t k = 0; k < kernel.source_count(); ++k) {
     const auto kind = static_cast<EventKind>(k);
-    const auto& bins = kernel.period_histogram(kind);
-    for (int b = 0; b < Kernel::kPeriodBins; ++b)
+    const auto& bins = counts.period_histogram(kind);
+    for (int b = 0; b < EventCounts::kPeriodBins; ++b)
       if (bins[std::size_t(b)] > 0)
         fmt::print(f, "{},{:.6g},{:.6g},{}\n", kernel.source(kind).name(),
-                   Kernel::period_bin_lower(b), Kernel::period_bin_lower(b + 1), bins[std::size_t(b)]);
+                   EventCounts::period_bin_lower(b), EventCounts::period_bin_lower(b + 1), bins[std::size_t(b)]);
   }
   std::fclose(f);
 }
@@ -213,6 +215,10 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   double last_time = t0;
   std::unique_ptr<Trace> trace;
   if (!options.trace_path.empty()) trace = std::make_unique<Trace>(options.trace_path, options.trace_format);
+  std::optional<EventCounts> counts;
+  if (options.event_counts) counts.emplace(kernel.state().size());
+  const std::vector<std::uint64_t> no_counts;
+  const std::vector<std::uint64_t>& vertex_events = counts ? counts->vertex_events() : no_counts;
 
   const int frames = static_cast<int>(std::floor(until * scene.frame_rate + 1e-9));
   const auto wall_start = std::chrono::steady_clock::now();
@@ -268,7 +274,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
     const Diagnostics d = measure(k, t);
     check_frame(scene, k, d, t);
     csv.write(d, k.events_processed(), extra);
-    write_frame(scene, options.out_dir, frame, t, k);
+    write_frame(scene, options.out_dir, frame, t, k, vertex_events);
     summary.frames = frame + 1;
     last_frame = frame;
     if (options.progress && options.progress_tty) report_progress(t);
@@ -276,8 +282,10 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   auto observer = std::make_unique<ObserverSource>(scene.frame_rate, frames, observe, scene.first_frame);
   ObserverSource& obs = *observer;
   const EventKind kind = kernel.add_source(std::move(observer));
-  kernel.enable_event_counts(options.event_counts);
-  kernel.set_trace(trace.get());
+  // Observers (engine/kernel_observer.hpp) for this run only.
+  std::optional<ScopedObserver> counting, tracing;
+  if (counts) counting.emplace(kernel, *counts);
+  if (trace) tracing.emplace(kernel, *trace);
   kernel.set_poll([&] {
     if (interrupt_requested) return true;
     if (options.progress && !options.progress_tty && wall() >= next_report) {
@@ -309,7 +317,6 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   } catch (const NumericalFailure& e) {
     report_safeguard();
     kernel.set_poll({});
-    kernel.set_trace(nullptr);
     if (options.progress && options.progress_tty) fmt::print(stderr, "\n");
     // The kernel knows global vertices; the user knows bodies.
     const std::string where = e.vertex == NumericalFailure::kNoVertex ? std::string() : name_vertex(scene, e.vertex) + ": ";
@@ -318,11 +325,11 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
                            e.event_kind, e.time, e.vertex, e.problem);
   }
   kernel.set_poll({});
-  kernel.set_trace(nullptr);
+  tracing.reset();
   if (options.progress && options.progress_tty) fmt::print(stderr, "\n");
   if (kernel.stopped())
     throw Interrupted(fmt::format("interrupted at t = {:.6g} s; {}", kernel.now(), last_good()));
-  if (options.event_counts) write_event_periods(options.out_dir, kernel);
+  if (counts) write_event_periods(options.out_dir, kernel, *counts);
   report_safeguard();
   summary.events = kernel.events_processed();
   summary.simulated_seconds = until - t0;

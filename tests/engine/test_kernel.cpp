@@ -1,15 +1,18 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <string>
 #include <system_error>
 #include <vector>
 
 #include "engine/diagnostics.hpp"
 #include "engine/kernel.hpp"
 #include "engine/kinematic_script.hpp"
+#include "engine/trace.hpp"
 
 using namespace clockwork;
 
@@ -42,43 +45,75 @@ class SelfManaging final : public EventSource {
   }
 };
 
-/// Slot s acts on vertices {s, s + 1} and recurs with period s + 1 until 10.
-class PairTicks final : public EventSource {
+/// Logs every hook it hears, one line each.
+class HookLog final : public KernelObserver {
  public:
-  std::array<std::array<Index, 2>, 3> stencils{{{0, 1}, {1, 2}, {2, 3}}};
-  std::string_view name() const override { return "pairs"; }
-  std::span<const Index> stencil_vertices(EventSlot slot) const override { return stencils[slot]; }
-  double process(EventSlot slot, double time, Kernel&) override {
-    const double next = time + slot + 1;
-    return next <= 10 ? next : kNever;
+  explicit HookLog(unsigned hooks) : hooks_(hooks) {}
+  std::vector<std::string> log;
+  unsigned hooks() const override { return hooks_; }
+  void on_source_added(EventKind kind, const EventSource& source) override {
+    log.push_back(fmt::format("source {} {}", kind, source.name()));
   }
+  void before_event(const EventNode& e, const EventSource& source) override {
+    log.push_back(fmt::format("before t={} {} slot {}", e.time, source.name(), e.slot));
+  }
+  void after_process(const EventNode& e) override { log.push_back(fmt::format("process t={} slot {}", e.time, e.slot)); }
+  void before_flush(const EventNode& e, double next) override {
+    log.push_back(fmt::format("flush t={} slot {} next {}", e.time, e.slot, next));
+  }
+  void after_event(const EventNode& e, const EventSource&) override {
+    log.push_back(fmt::format("after t={} slot {}", e.time, e.slot));
+  }
+  void on_queue_change(EventKind kind, EventSlot slot, QueueChange what) override {
+    const char* name = what == QueueChange::created ? "created" : what == QueueChange::rescheduled ? "rescheduled" : "destroyed";
+    log.push_back(fmt::format("queue {} {} {}", kind, slot, name));
+  }
+
+ private:
+  unsigned hooks_;
 };
 
 }  // namespace
 
-TEST_CASE("event counts: every processed event counts once for each vertex of its stencil") {
+TEST_CASE("observers hear the hooks they asked for, in order, while attached") {
   Kernel k;
-  for (int a = 0; a < 4; ++a) k.state().add(Vec3(a, 0, 0), Vec3::Zero(), 1.0);
-  k.finalize_vertices();
-  const EventKind kind = k.add_source(std::make_unique<PairTicks>());
-  CHECK(k.vertex_events().empty());  // off by default
-  k.enable_event_counts(true);
-  for (EventSlot s = 0; s < 3; ++s) k.schedule(kind, s, 0.0);
-  k.run_until(10.0);
-  // Slot 0 fires at 0..10 (11 times), slot 1 at 0, 2, .., 10 (6), slot 2 at 0, 3, 6, 9 (4).
-  CHECK(k.vertex_events() == std::vector<std::uint64_t>{11, 17, 10, 4});
-  // Periods: the time to the slot's next occurrence; last occurrences have none.
-  // Bin floor(10 log10 p) + kPeriodBinOfOne: p = 1 → 140, 2 → 143, 3 → 144.
-  const auto& bins = k.period_histogram(kind);
-  std::uint64_t total = 0;
-  for (auto n : bins) total += n;
-  CHECK(total == 10 + 5 + 3);
-  CHECK(bins[Kernel::kPeriodBinOfOne] == 10);
-  CHECK(bins[Kernel::kPeriodBinOfOne + 3] == 5);
-  CHECK(bins[Kernel::kPeriodBinOfOne + 4] == 3);
-  CHECK(Kernel::period_bin_lower(Kernel::kPeriodBinOfOne + 3) <= 2.0);
-  CHECK(Kernel::period_bin_lower(Kernel::kPeriodBinOfOne + 4) > 2.0);
-  CHECK(Kernel::period_bin_lower(Kernel::kPeriodBinOfOne) == 1.0);
+  const EventKind rec = k.add_source(std::make_unique<Recorder>());
+  HookLog all(KernelObserver::kBeforeEvent | KernelObserver::kAfterProcess | KernelObserver::kBeforeFlush |
+              KernelObserver::kAfterEvent | KernelObserver::kQueueChanges);
+  HookLog late(KernelObserver::kAfterEvent);
+  k.add_observer(all);
+  k.add_observer(late);
+  auto owned = std::make_unique<SelfManaging>();
+  SelfManaging& self = *owned;
+  self.kind = k.add_source(std::move(owned));  // announced to both
+  k.schedule(rec, 2, 0.0);                     // returns its next time (period 3)
+  k.schedule(self.kind, 0, 0.0);               // reschedules itself, cancels slot 1
+  k.schedule(self.kind, 1, 0.5);
+  k.run_until(1.0);
+  const std::vector<std::string> expected = {
+      "source 0 recorder", "source 1 self",
+      "queue 0 2 created", "queue 1 0 created", "queue 1 1 created",
+      "before t=0 recorder slot 2", "process t=0 slot 2", "flush t=0 slot 2 next 3", "after t=0 slot 2",
+      "before t=0 self slot 0", "queue 1 1 destroyed", "queue 1 0 rescheduled", "process t=0 slot 0",
+      "flush t=0 slot 0 next 1", "after t=0 slot 0",
+      "before t=1 self slot 0", "queue 1 0 rescheduled", "process t=1 slot 0", "flush t=1 slot 0 next 2",
+      "after t=1 slot 0"};
+  CHECK(all.log == expected);
+  CHECK(late.log == std::vector<std::string>{"source 0 recorder", "source 1 self", "after t=0 slot 2",
+                                             "after t=0 slot 0", "after t=1 slot 0"});
+  k.remove_observer(all);
+  CHECK(k.observer_count() == 1);
+  k.run_until(2.0);
+  CHECK(all.log == expected);  // detached: hears nothing more
+  CHECK(late.log.back() == "after t=2 slot 0");
+  {
+    const ScopedObserver again(k, all);
+    CHECK(k.observer_count() == 2);
+  }
+  CHECK(k.observer_count() == 1);
+  k.remove_observer(late);
+  CHECK(k.observer_count() == 0);
+  CHECK(self.runs == 3);
 }
 
 TEST_CASE("events run in time order, ties in scheduling order, up to and including t_end") {
@@ -159,11 +194,10 @@ TEST_CASE("the trace writes one JSON object per event, the chrome export is one 
       auto owned = std::make_unique<Recorder>();
       const EventKind kind = k.add_source(std::move(owned));
       Trace trace(path, format);
-      k.set_trace(&trace);
+      const ScopedObserver tracing(k, trace);
       k.schedule(kind, 0, 0.0);
       k.schedule(kind, 1, 0.0);
       k.run_until(3.0);
-      k.set_trace(nullptr);
     }
     std::ifstream in(path);
     if (format == TraceFormat::kJsonLines) {
