@@ -157,7 +157,7 @@ RunStats run(const std::string& test, const Scheme& s, int frames) {
   sc.kernel->run_until(frames * kFrame - 1e-9);
   RunStats r;
   r.seconds = since(t0) / frames;
-  for (const SchroederSource* src : sc.schroeders) {
+  for (const SchroederSource* src : sc.bodies_of<SchroederSource>()) {
     r.substeps = double(src->stepper().substeps_per_frame());
     r.cg += double(src->stepper().counters().cg_iterations) / frames;
   }

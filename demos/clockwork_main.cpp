@@ -293,23 +293,8 @@ int main(int argc, char** argv) {
     if (summary.safeguarded_steps > 0)
       fmt::print("  solids: {} linearised steps re-solved by the energy safeguard\n",
                  summary.safeguarded_steps);
-    for (const clockwork::PhantomSource* ph : scene.phantoms) {
-      const auto& c = ph->counters();
-      fmt::print("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "
-                 "{:.3f} s in solves ({} factorisations), {} torque corrections (largest {:.3g} m/s, "
-                 "{} too large, skipped)\n",
-                 c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
-                 c.unconverged, c.solve_seconds, c.factorizations, c.torque_corrections, c.max_correction_speed,
-                 c.torque_skipped);
-      if (c.halvings > 0)
-        fmt::print("  phantom: {} solves retried with half the step, {} ticks shorter than h_imp "
-                   "(shortest h_imp / {})\n",
-                   c.halvings, c.short_ticks, 1 << c.deepest_halving);
-      if (c.obstacle_planes + c.pair_planes > 0)
-        fmt::print("  phantom: {:.1f} obstacle and {:.1f} pair planes per tick, {:.1f} of them pushing\n",
-                   double(c.obstacle_planes) / double(c.ticks), double(c.pair_planes) / double(c.ticks),
-                   double(c.pushing_planes) / double(c.ticks));
-    }
+    for (const clockwork::BodyIntegrator* integrator : scene.integrators)
+      for (const std::string& line : integrator->summary_lines()) fmt::print("{}\n", line);
     if (scene.contact) {
       const auto c = scene.contact->counters();
       fmt::print("  contact: {} triangle pairs ({} expanded), {} element pairs, {} expansions, "

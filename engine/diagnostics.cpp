@@ -14,10 +14,7 @@ Diagnostics measure(const Kernel& kernel, double t) {
   d.time = t;
   for (Index a = 0; a < s.size(); ++a) {
     if (s.kinematic(a)) continue;
-    const Vec3 p = s.mass(a) * s.velocity(a);
-    d.linear_momentum += p;
-    d.angular_momentum += s.position_at(a, t).cross(p);
-    d.kinetic += 0.5 * s.mass(a) * s.velocity(a).squaredNorm();
+    add_vertex_motion(s, a, t, d.linear_momentum, d.angular_momentum, d.kinetic);
   }
   for (std::size_t k = 0; k < kernel.source_count(); ++k) {
     const EventSource& src = kernel.source(static_cast<EventKind>(k));

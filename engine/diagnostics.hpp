@@ -20,6 +20,15 @@ struct Diagnostics {
 /// Reads positions at `t` without syncing (every event before `t` was processed).
 Diagnostics measure(const Kernel& kernel, double t);
 
+/// Adds free vertex a's momentum m v, its angular momentum x(t) × m v about the origin
+/// and its kinetic energy ½ m |v|² (measure; a body's share, measure_body).
+inline void add_vertex_motion(const VertexState& s, Index a, double t, Vec3& p, Vec3& L, double& kinetic) {
+  const Vec3 pa = s.mass(a) * s.velocity(a);
+  p += pa;
+  L += s.position_at(a, t).cross(pa);
+  kinetic += 0.5 * s.mass(a) * s.velocity(a).squaredNorm();
+}
+
 /// Diagnostics CSV: one header line, one row per observer time, values written
 /// with 17 significant digits so they round-trip.
 class DiagnosticsCsv {

@@ -96,10 +96,15 @@ class ForceSource final : public EventSource {
   }
 
   double potential_energy(const VertexState& state, double t) const override {
+    return potential_energy(state, t, 0, static_cast<EventSlot>(stencils_.size()));
+  }
+  /// The same over the stencils [begin, end) (one body's: ExplicitShell).
+  double potential_energy(const VertexState& state, double t, EventSlot begin, EventSlot end) const {
     if constexpr (EnergyTerm<Term>) {
       double sum = 0.0;
       StencilPositions<N> x;
-      for (const Stencil& s : stencils_) {
+      for (EventSlot k = begin; k < end; ++k) {
+        const Stencil& s = stencils_[k];
         for (int i = 0; i < N; ++i) x.col(i) = state.position_at(s.vertices[i], t);
         sum += s.term.value(x);
       }

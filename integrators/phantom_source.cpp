@@ -2,6 +2,7 @@
 
 #include "integrators/rigid_rotation.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -433,6 +434,30 @@ double PhantomSource::mismatch(const VertexState& state, double t) const {
     worst = std::max(worst, (phantom_position(static_cast<Index>(a), t) -
                              state.position_at(vertices_[a], t)).norm());
   return worst;
+}
+
+}  // namespace clockwork
+
+namespace clockwork {
+
+std::vector<std::string> PhantomSource::summary_lines() const {
+  const PhantomCounters& c = counters_;
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("  phantom: {} ticks, {:.2f} solver iterations per tick (max {}), {} unconverged, "
+                              "{:.3f} s in solves ({} factorisations), {} torque corrections (largest {:.3g} m/s, "
+                              "{} too large, skipped)",
+                              c.ticks, c.ticks ? double(c.iterations) / double(c.ticks) : 0.0, c.max_iterations,
+                              c.unconverged, c.solve_seconds, c.factorizations, c.torque_corrections,
+                              c.max_correction_speed, c.torque_skipped));
+  if (c.halvings > 0)
+    lines.push_back(fmt::format("  phantom: {} solves retried with half the step, {} ticks shorter than h_imp "
+                                "(shortest h_imp / {})",
+                                c.halvings, c.short_ticks, 1 << c.deepest_halving));
+  if (c.obstacle_planes + c.pair_planes > 0)
+    lines.push_back(fmt::format("  phantom: {:.1f} obstacle and {:.1f} pair planes per tick, {:.1f} of them pushing",
+                                double(c.obstacle_planes) / double(c.ticks), double(c.pair_planes) / double(c.ticks),
+                                double(c.pushing_planes) / double(c.ticks)));
+  return lines;
 }
 
 }  // namespace clockwork

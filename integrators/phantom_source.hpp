@@ -37,6 +37,7 @@
 
 #include "engine/kernel.hpp"
 #include "engine/mass_share.hpp"
+#include "integrators/body_integrator.hpp"
 #include "integrators/implicit_tick.hpp"
 #include "integrators/solve_contact.hpp"
 #include "integrators/wind_force.hpp"
@@ -75,7 +76,7 @@ struct TickHalving {
   int calm_ticks = 4;
 };
 
-class PhantomSource final : public EventSource, public MassShare, public ImpulseReceiver {
+class PhantomSource final : public EventSource, public BodyIntegrator, public MassShare, public ImpulseReceiver {
  public:
   /// `vertices`: global indices of the body's vertices (local index = position in the
   /// list); `mass`: their full lumped masses (the kernel holds m/2 for free vertices,
@@ -125,6 +126,24 @@ class PhantomSource final : public EventSource, public MassShare, public Impulse
   double process(EventSlot slot, double time, Kernel& kernel) override;
   double potential_energy(const VertexState& state, double t) const override;
   void add_carried(const VertexState& state, double t, Vec3& p, Vec3& L, double& kinetic) const override;
+
+  // BodyIntegrator (body_integrator.hpp): the copy is the vertex copy frames hold.
+  std::string_view kind() const override { return "phantom"; }
+  const std::string& body() const override { return body_; }
+  std::span<const Index> body_vertices() const override { return vertices_; }
+  EventSource* source() override { return this; }
+  void start(Kernel& kernel, EventKind kind, StartFrom from) override { start(kind, kernel, kernel.now(), from); }
+  double owned_potential(const VertexState& state, double t) const override { return potential_energy(state, t); }
+  void carried(const VertexState& state, double t, Vec3& p, Vec3& L, double& kinetic) const override {
+    add_carried(state, t, p, L, kinetic);
+  }
+  bool has_vertex_copy() const override { return true; }
+  void vertex_copy(Index a, double t, Vec3& x, Vec3& v) const override {
+    x = phantom_position(a, t);
+    v = phantom_velocity(a);
+  }
+  void restore_vertex_copy(const std::vector<Vec3>& x, const std::vector<Vec3>& v) override { restore_copy(x, v); }
+  std::vector<std::string> summary_lines() const override;
 
   const PhantomCounters& counters() const { return counters_; }
   double h_imp() const { return h_; }

@@ -23,13 +23,14 @@
 
 #include "engine/kernel.hpp"
 #include "engine/step_clock.hpp"
+#include "integrators/body_integrator.hpp"
 #include "integrators/schroeder_scheme.hpp"
 
 namespace clockwork {
 
 class SchroederFineSource;
 
-class SchroederSource final : public EventSource {
+class SchroederSource final : public EventSource, public BodyIntegrator {
  public:
   /// `vertices`: global indices of the model's vertices (local index = position);
   /// `materials`, `semi_tets`, `fixed`, `settings`: as SchroederStepper (which throws
@@ -48,6 +49,15 @@ class SchroederSource final : public EventSource {
   std::span<const Index> stencil_vertices(EventSlot) const override { return free_global_; }
   double process(EventSlot slot, double time, Kernel& kernel) override;
   double potential_energy(const VertexState& state, double t) const override;
+
+  // BodyIntegrator (body_integrator.hpp). The kernel's velocities are v^{n+½} (header);
+  // the diagnostics read them, as before this interface: no carried momentum.
+  std::string_view kind() const override { return "schroeder"; }
+  const std::string& body() const override { return body_; }
+  std::span<const Index> body_vertices() const override { return vertices_; }
+  EventSource* source() override { return this; }
+  void start(Kernel& kernel, EventKind kind, StartFrom) override { start(kind, kernel, kernel.now()); }
+  double owned_potential(const VertexState& state, double t) const override { return potential_energy(state, t); }
 
   const SchroederStepper& stepper() const { return *stepper_; }
   const TetFemModel& model() const { return *model_; }

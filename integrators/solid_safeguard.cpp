@@ -23,6 +23,7 @@
 #include "integrators/energy_safeguard.hpp"
 #include "integrators/solid_source.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace clockwork {
@@ -145,6 +146,20 @@ void SolidSource::record_plane_impulses(const Eigen::VectorXd& x_end, std::span<
   for (std::size_t k = 0; k < planes.size(); ++k)
     impulses_[k] = h_ * planes[k].stiffness * planes[k].violation(x_end);
   if (contact_.any()) contact_.record_loads(h_, impulses_, vertices_.size());
+}
+
+// Once per run and solid, not per step (io/run.cpp logs it).
+std::vector<std::string> SolidSource::run_log() const {
+  std::vector<std::string> lines;
+  if (counters_.safeguarded > 0)
+    lines.push_back(fmt::format("{}: {} of {} linearised steps gained energy and were re-solved by "
+                                "Newton (energy safeguard, docs/solids.md)",
+                                body_, counters_.safeguarded, counters_.coarse_steps));
+  if (counters_.rotation_limited > 0)
+    lines.push_back(fmt::format("{}: in {} of {} steps the angular-momentum rotation was cut to keep "
+                                "the energy (docs/solids.md \"Angular momentum and energy\")",
+                                body_, counters_.rotation_limited, counters_.coarse_steps));
+  return lines;
 }
 
 }  // namespace clockwork

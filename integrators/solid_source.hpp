@@ -40,6 +40,7 @@
 
 #include "engine/kernel.hpp"
 #include "engine/step_clock.hpp"
+#include "integrators/body_integrator.hpp"
 #include "integrators/backward_euler.hpp"
 #include "integrators/multirate_solver.hpp"
 #include "integrators/solve_contact.hpp"
@@ -64,7 +65,7 @@ struct SolidCounters {
 
 class SolidFineSource;
 
-class SolidSource final : public EventSource {
+class SolidSource final : public EventSource, public BodyIntegrator {
  public:
   /// `vertices`: global indices of the model's vertices (local index = position);
   /// `fixed`: per local vertex, prescribed (infinite mass in the kernel).
@@ -93,9 +94,18 @@ class SolidSource final : public EventSource {
   double process(EventSlot slot, double time, Kernel& kernel) override;
   double potential_energy(const VertexState& state, double t) const override;
 
+  // BodyIntegrator (body_integrator.hpp).
+  std::string_view kind() const override { return multirate_ ? "zhao" : "backward_euler"; }
+  const std::string& body() const override { return body_; }
+  std::span<const Index> body_vertices() const override { return vertices_; }
+  EventSource* source() override { return this; }
+  void start(Kernel& kernel, EventKind kind, StartFrom) override { start(kind, kernel, kernel.now()); }
+  double owned_potential(const VertexState& state, double t) const override { return potential_energy(state, t); }
+  void add_totals(IntegratorTotals& totals) const override { totals.safeguarded_steps += counters_.safeguarded; }
+  std::vector<std::string> run_log() const override;
+
   const TetFemModel& model() const { return *model_; }
   const SolidCounters& counters() const { return counters_; }
-  const std::string& body() const { return body_; }
   double coarse_step() const { return h_; }
   const MultirateSolver* multirate() const { return multirate_.get(); }
   const std::vector<Index>& vertices() const { return vertices_; }

@@ -38,18 +38,23 @@ std::string name_vertex(const Scene& scene, Index a) {
 }
 
 /// The health check at a frame (engine/health.hpp), before any of its files is written:
-/// every vertex (and phantom copy) inside the limits, the energy and momenta finite.
+/// every vertex (and an integrator's vertex copy, e.g. a phantom's) inside the limits,
+/// the energy and momenta finite.
 void check_frame(const Scene& scene, const Kernel& kernel, const Diagnostics& d, double t) {
-  for (const Body& body : scene.bodies)
+  for (const Body& body : scene.bodies) {
+    const BodyIntegrator* copies = body.integrator && body.integrator->has_vertex_copy() ? body.integrator : nullptr;
     for (Index i = 0; i < body.vertex_count; ++i) {
       const Index a = body.first_vertex + i;
       std::string problem = kernel.health_problem(a, t);
-      if (problem.empty() && body.phantom &&
-          !(body.phantom->phantom_position(i, t).allFinite() && body.phantom->phantom_velocity(i).allFinite()))
-        problem = "its phantom copy's state is not finite";
+      if (problem.empty() && copies) {
+        Vec3 x, v;
+        copies->vertex_copy(i, t, x, v);
+        if (!(x.allFinite() && v.allFinite())) problem = fmt::format("its {} copy's state is not finite", copies->kind());
+      }
       if (!problem.empty())
         throw NumericalFailure(problem, "observer", t, a, problem);
     }
+  }
   if (!std::isfinite(d.total()) || !d.linear_momentum.allFinite() || !d.angular_momentum.allFinite()) {
     const std::string problem = fmt::format("kinetic energy {} J, potential {} J, momentum ({}, {}, {}) kg m/s: not finite",
                                             d.kinetic, d.potential, d.linear_momentum.x(),
@@ -100,14 +105,15 @@ void write_frame(const Scene& scene, const std::string& out_dir, int frame, doub
   for (const Body& body : scene.bodies) {
     x.clear();
     ply.clear();
+    // An integrator's vertex copy (a phantom's) goes into the PLY's phantom_* columns.
+    const BodyIntegrator* copies = body.integrator && body.integrator->has_vertex_copy() ? body.integrator : nullptr;
     for (Index i = 0; i < body.vertex_count; ++i) {
       const Index a = body.first_vertex + i;
       x.push_back(s.position_at(a, t));
       ply.push_back(FrameVertex{x.back(), s.velocity(a), s.mass(a), events.empty() ? 0 : events[a]});
-      if (body.phantom) {
+      if (copies) {
         ply.back().has_phantom = true;
-        ply.back().phantom_x = body.phantom->phantom_position(i, t);
-        ply.back().phantom_v = body.phantom->phantom_velocity(i);
+        copies->vertex_copy(i, t, ply.back().phantom_x, ply.back().phantom_v);
       }
     }
     if (scene.write_obj)
@@ -195,7 +201,8 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
                      "certificate_reschedules_per_s", "layer_potential"};
   // Phantom bodies (DESIGN §3): solver iterations per implicit tick since the previous
   // frame, the worst tick, ticks that did not converge, and the primary–phantom mismatch.
-  if (!scene.phantoms.empty())
+  const std::vector<PhantomSource*> phantoms = scene.bodies_of<PhantomSource>();
+  if (!phantoms.empty())
     for (const char* c : {"solver_iterations_per_tick", "solver_iterations_max", "unconverged_ticks",
                           "phantom_mismatch"})
       extra_columns.emplace_back(c);
@@ -254,11 +261,11 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
       last_reschedules = c.certificate_reschedules;
       last_time = t;
     }
-    if (!scene.phantoms.empty()) {
+    if (!phantoms.empty()) {
       std::uint64_t ticks = 0, iterations = 0, unconverged = 0;
       int worst = 0;
       double mismatch = 0.0;
-      for (const PhantomSource* ph : scene.phantoms) {
+      for (const PhantomSource* ph : phantoms) {
         ticks += ph->counters().ticks;
         iterations += ph->counters().iterations;
         unconverged += ph->counters().unconverged;
@@ -299,23 +306,21 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
                           : fmt::format("frames up to {} (t = {:.6g} s) are in {}", last_frame,
                                         last_frame / scene.frame_rate, options.out_dir);
   };
-  // The energy safeguard's re-solves (integrators/energy_safeguard.hpp): logged once
-  // per run and solid, not per step.
-  const auto report_safeguard = [&] {
-    for (const SolidSource* solid : scene.solids) {
-      const SolidCounters& c = solid->counters();
-      summary.safeguarded_steps += c.safeguarded;
-      if (c.safeguarded > 0)
-        spdlog::info("{}: {} of {} linearised steps gained energy and were re-solved by Newton "
-                     "(energy safeguard, docs/solids.md)",
-                     solid->body(), c.safeguarded, c.coarse_steps);
+  // The integrators' totals and end-of-run lines (e.g. the energy safeguard's
+  // re-solves, integrators/energy_safeguard.hpp): once per run and body, not per step.
+  const auto report_integrators = [&] {
+    IntegratorTotals totals;
+    for (const BodyIntegrator* integrator : scene.integrators) {
+      integrator->add_totals(totals);
+      for (const std::string& line : integrator->run_log()) spdlog::info("{}", line);
     }
+    summary.safeguarded_steps = totals.safeguarded_steps;
   };
   try {
     obs.start(kind, kernel);
     kernel.run_until(until);
   } catch (const NumericalFailure& e) {
-    report_safeguard();
+    report_integrators();
     kernel.set_poll({});
     if (options.progress && options.progress_tty) fmt::print(stderr, "\n");
     // The kernel knows global vertices; the user knows bodies.
@@ -330,7 +335,7 @@ RunSummary run_scene(Scene& scene, const RunOptions& options) {
   if (kernel.stopped())
     throw Interrupted(fmt::format("interrupted at t = {:.6g} s; {}", kernel.now(), last_good()));
   if (counts) write_event_periods(options.out_dir, kernel, *counts);
-  report_safeguard();
+  report_integrators();
   summary.events = kernel.events_processed();
   summary.simulated_seconds = until - t0;
   summary.wall_seconds = wall();

@@ -9,6 +9,7 @@
 
 #include "contact/contact_system.hpp"
 #include "engine/kernel.hpp"
+#include "integrators/body_integrator.hpp"
 #include "integrators/phantom_source.hpp"
 #include "integrators/schroeder_source.hpp"
 #include "integrators/solid_source.hpp"
@@ -24,7 +25,8 @@ struct Body {
   bool obstacle = false;  ///< kinematic mesh from `obstacles`
   bool collide = false;   ///< its triangles (or chain vertices) are in the contact system
   bool self_contact = true;  ///< its triangles may collide with each other (solids: opt-in)
-  PhantomSource* phantom = nullptr;  ///< its phantom copy (owned by the kernel), if any
+  /// Its integrator (one of Scene::integrators); null for an obstacle.
+  BodyIntegrator* integrator = nullptr;
 };
 
 /// How many stencils of each kind, and their period range (for logs and docs).
@@ -50,10 +52,20 @@ struct Scene {
   std::vector<TermSummary> terms;
   std::unique_ptr<Kernel> kernel;
   std::unique_ptr<ContactSystem> contact;  ///< null without a `contact` object; after kernel
-  std::vector<PhantomSource*> phantoms;    ///< owned by the kernel, one per phantom body
-  std::vector<SolidSource*> solids;        ///< owned by the kernel, one per tet solid
-  /// Owned by the kernel: the tet solids integrated by Schroeder et al.'s schemes.
-  std::vector<SchroederSource*> schroeders;
+  /// Every deformable body's integrator (integrators/body_integrator.hpp), in the
+  /// order they were started: owned by the kernel (those with an event source) or by
+  /// `kept_integrators` (an explicit shell's adapter).
+  std::vector<BodyIntegrator*> integrators;
+  std::vector<std::unique_ptr<BodyIntegrator>> kept_integrators;
+
+  /// The integrators of one class, e.g. bodies_of<SolidSource>() (tests, benchmarks).
+  template <typename T>
+  std::vector<T*> bodies_of() const {
+    std::vector<T*> found;
+    for (BodyIntegrator* i : integrators)
+      if (T* t = dynamic_cast<T*>(i)) found.push_back(t);
+    return found;
+  }
 };
 
 /// Reads, validates and builds a scene. Throws SceneError naming the file, the JSON

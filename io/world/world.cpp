@@ -114,7 +114,10 @@ std::shared_ptr<const SpecOrigin> World::Impl::begin_add(const std::shared_ptr<c
   return origin;
 }
 
-std::size_t World::Impl::finish_add(Body body, std::shared_ptr<const SpecOrigin> origin) {
+std::size_t World::Impl::finish_add(Body body, std::shared_ptr<const SpecOrigin> origin,
+                                    std::unique_ptr<BodyIntegrator> integrator) {
+  body.integrator = integrator.get();
+  if (integrator) sources.integrators.push_back(std::move(integrator));
   scene.bodies.push_back(std::move(body));
   origins.push_back(std::move(origin));
   return scene.bodies.size() - 1;
@@ -303,9 +306,10 @@ std::size_t World::add_solid(SolidSpec spec) {
   s.min_period = std::min(s.min_period, period);
   s.max_period = std::max(s.max_period, period);
   body.triangles = boundary_faces(mesh);
-  if (src) w.sources.solids.push_back(std::move(src));
-  else w.sources.schroeders.push_back(std::move(schroeder));
-  return w.finish_add(std::move(body), origin_ptr);
+  std::unique_ptr<BodyIntegrator> integrator;
+  if (src) integrator = std::move(src);
+  else integrator = std::move(schroeder);
+  return w.finish_add(std::move(body), origin_ptr, std::move(integrator));
 }
 
 std::size_t World::add_obstacle(ObstacleSpec spec) {
@@ -374,8 +378,7 @@ void World::build() {
   if (!w.resume_dir.empty()) w.resume(settings_.frame_rate);
   time_ = w.scene.kernel->now();
   w.register_sources();
-  for (const auto& [b, src] : w.phantom_of_body) w.scene.bodies[b].phantom = src;
-  for (const auto& [src, copy] : w.resumed_copies) src->restore_copy(copy.first, copy.second);
+  for (const Impl::ResumedCopy& c : w.resumed_copies) c.integrator->restore_vertex_copy(c.x, c.v);
   if (contact_) w.build_contact(*contact_, settings_);
 }
 

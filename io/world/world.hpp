@@ -14,8 +14,9 @@
 ///
 /// Bodies are added before the first step; the first call to scene(), advance_to() or
 /// the state readers builds the contact system and starts every integrator, in the
-/// order: script, explicit stencils, phantoms, solids (backward Euler, Zhao),
-/// Schroeder solids.
+/// order: script, explicit stencils, then the bodies' integrators by the registry's
+/// start order (integrators/body_integrator.hpp: phantoms, solids (backward Euler,
+/// Zhao), Schroeder solids).
 #include <map>
 #include <memory>
 #include <optional>

@@ -2,6 +2,7 @@
 /// solves that see it, resuming from an earlier run's frame, and the sources' start.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "contact/intersection_check.hpp"
@@ -239,17 +240,16 @@ void World::Impl::resume(double frame_rate) {
       s.place(a, f.x, t0);
       s.velocity_ref(a) = f.v;
     }
-    // A phantom body's copy: without it the primary's velocities, which hold the
-    // coupling's pull towards the copy, would pull towards the primary itself.
-    const auto ph = phantom_of_body.find(std::size_t(bodies[i] - scene.bodies.data()));
-    if (ph == phantom_of_body.end()) continue;
-    auto& [q, v] = resumed_copies[ph->second];
+    // A vertex copy (a phantom body's): without it the primary's velocities, which
+    // hold the coupling's pull towards the copy, would pull towards the primary itself.
+    if (!b.integrator || !b.integrator->has_vertex_copy()) continue;
+    ResumedCopy& copy = resumed_copies.emplace_back(ResumedCopy{b.integrator, {}, {}});
     for (const FrameVertex& f : frame) {
       if (!f.has_phantom)
         refuse("no phantom state (phantom_x … phantom_vz: frames of this phantom body written "
                "before they were saved cannot be resumed)");
-      q.push_back(f.phantom_x);
-      v.push_back(f.phantom_v);
+      copy.x.push_back(f.phantom_x);
+      copy.v.push_back(f.phantom_v);
     }
   }
   scene.kernel->start_at(t0);
@@ -277,24 +277,13 @@ void World::Impl::register_sources() {
   add(sources.spring, sources.spring->size() > 0);
   add(sources.wind, sources.wind->size() > 0);
   add(sources.gravity, sources.gravity->size() > 0);
-  for (auto& src : sources.phantoms) {
-    PhantomSource& ref = *src;
-    const EventKind kind = kernel.add_source(std::move(src));
-    ref.start(kind, kernel, kernel.now(), from);
-    scene.phantoms.push_back(&ref);
-  }
-  for (auto& src : sources.solids) {
-    SolidSource& ref = *src;
-    const EventKind kind = kernel.add_source(std::move(src));
-    ref.start(kind, kernel, kernel.now());
-    scene.solids.push_back(&ref);
-  }
-  for (auto& src : sources.schroeders) {
-    SchroederSource& ref = *src;
-    const EventKind kind = kernel.add_source(std::move(src));
-    ref.start(kind, kernel, kernel.now());
-    scene.schroeders.push_back(&ref);
-  }
+  // Body integrators after the shared stencils, kind by kind in the registry's order.
+  std::stable_sort(sources.integrators.begin(), sources.integrators.end(), [](const auto& a, const auto& b) {
+    return start_rank(a->kind()) < start_rank(b->kind());
+  });
+  for (auto& integrator : sources.integrators)
+    scene.integrators.push_back(start_integrator(std::move(integrator), kernel, from, scene.kept_integrators));
+  sources.integrators.clear();
 }
 
 }  // namespace clockwork

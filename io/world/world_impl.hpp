@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/kinematic_script.hpp"
+#include "integrators/explicit_shell.hpp"
 #include "integrators/force_source.hpp"
 #include "integrators/gravity_energy.hpp"
 #include "integrators/hinge_energy.hpp"
@@ -30,9 +31,9 @@ struct WorldSources {
       std::make_unique<ForceSource<GravityEnergy>>("force:gravity");
   std::unique_ptr<ForceSource<WindForce>> wind =
       std::make_unique<ForceSource<WindForce>>("force:wind");
-  std::vector<std::unique_ptr<PhantomSource>> phantoms;
-  std::vector<std::unique_ptr<SolidSource>> solids;
-  std::vector<std::unique_ptr<SchroederSource>> schroeders;
+  /// Every deformable body's integrator, in the order added; started (and moved to the
+  /// scene and the kernel) in the registry's order (integrators/body_integrator.hpp).
+  std::vector<std::unique_ptr<BodyIntegrator>> integrators;
   std::unique_ptr<KinematicScriptSource> script = std::make_unique<KinematicScriptSource>();
 };
 
@@ -71,8 +72,12 @@ struct World::Impl {
   int resume_frame = -1;
   /// Each body's and obstacle's origin, in scene.bodies order (messages).
   std::vector<std::shared_ptr<const SpecOrigin>> origins;
-  /// Phantom copies (positions, velocities) read from the resumed frame.
-  std::map<PhantomSource*, std::pair<std::vector<Vec3>, std::vector<Vec3>>> resumed_copies;
+  /// Vertex copies (a phantom's positions, velocities) read from the resumed frame.
+  struct ResumedCopy {
+    BodyIntegrator* integrator;
+    std::vector<Vec3> x, v;
+  };
+  std::vector<ResumedCopy> resumed_copies;
   std::vector<TickContact> tick_obstacles, tick_pairs;
   std::vector<SolidContactRequest> solid_contacts;
   std::map<std::size_t, PhantomSource*> phantom_of_body;
@@ -94,8 +99,10 @@ struct World::Impl {
   /// add_* makes: before the start, a file-name-safe unique name.
   std::shared_ptr<const SpecOrigin> begin_add(const std::shared_ptr<const SpecOrigin>& given, const char* call,
                                               const std::string& name);
-  /// Appends the body and its origin; returns its index.
-  std::size_t finish_add(Body body, std::shared_ptr<const SpecOrigin> origin);
+  /// Appends the body, its origin and its integrator (none for an obstacle); returns
+  /// its index.
+  std::size_t finish_add(Body body, std::shared_ptr<const SpecOrigin> origin,
+                         std::unique_ptr<BodyIntegrator> integrator = nullptr);
   /// Body name checks (file-name safe, unique) shared by every add_*.
   void check_name(const SpecOrigin& origin, const std::string& name) const;
   /// The initial velocities of `velocity` over positions x with masses `mass`, after

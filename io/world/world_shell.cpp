@@ -380,12 +380,19 @@ std::size_t World::add_shell(ShellSpec spec) {
     if (phantom->obstacles.on) w.tick_obstacles.push_back({src.get(), nullptr, phantom->obstacles.settings, index});
     if (phantom->deformables.on) w.tick_pairs.push_back({src.get(), nullptr, phantom->deformables.settings, index});
     w.phantom_of_body[index] = src.get();
-    w.sources.phantoms.push_back(std::move(src));
     body.triangles = std::move(mesh.triangles);
     body.edges = std::move(mesh.edges);
-    return w.finish_add(std::move(body), origin_ptr);
+    return w.finish_add(std::move(body), origin_ptr, std::move(src));
   }
   ShellBuilder b(w, budget(), spec, origin);
+  // The body's stencils are appended to the shared sources: its adapter names their
+  // ranges (integrators/explicit_shell.hpp).
+  std::vector<Index> ids(n);
+  for (std::size_t a = 0; a < n; ++a) ids[a] = global(static_cast<Index>(a));
+  auto shell = std::make_unique<ExplicitShell>(body.name, std::move(ids));
+  const auto first = [](const auto& source) { return static_cast<EventSlot>(source->size()); };
+  const EventSlot first_spring = first(w.sources.spring), first_membrane = first(w.sources.membrane),
+                  first_hinge = first(w.sources.bending), first_gravity = first(w.sources.gravity);
   double min_elastic = kNever;
   PeriodCheck spring_check = period_check(spec, "spring"), membrane_check = period_check(spec, "membrane"),
               bending_check = period_check(spec, "bending");
@@ -453,9 +460,13 @@ std::size_t World::add_shell(ShellSpec spec) {
     }
   }
   b.need_body_events();
+  shell->add_stencils(*w.sources.spring, first_spring, first(w.sources.spring));
+  shell->add_stencils(*w.sources.membrane, first_membrane, first(w.sources.membrane));
+  shell->add_stencils(*w.sources.bending, first_hinge, first(w.sources.bending));
+  shell->add_stencils(*w.sources.gravity, first_gravity, first(w.sources.gravity));
   body.triangles = std::move(mesh.triangles);
   body.edges = std::move(mesh.edges);
-  return w.finish_add(std::move(body), origin_ptr);
+  return w.finish_add(std::move(body), origin_ptr, std::move(shell));
 }
 
 }  // namespace clockwork

@@ -27,7 +27,7 @@ TEST_CASE("cape demo, shortened: the whole cape, no intersecting triangles, stra
     Scene scene = build(doc);
     REQUIRE(scene.bodies[0].name == "cape");
     REQUIRE(scene.bodies[0].vertex_count == 77 * 76);
-    CHECK(scene.phantoms.size() == (phantom ? 1u : 0u));
+    CHECK(scene.bodies_of<PhantomSource>().size() == (phantom ? 1u : 0u));
     const auto out = run_without_intersections(scene, phantom ? "cape_phantom" : "cape_explicit", 6);
     constexpr std::size_t kFrames = 6;
     const double strain = max_edge_strain(out, "cape", int(kFrames));
@@ -81,7 +81,7 @@ TEST_CASE("cape on the character, shortened: with the obstacles in its ticks the
   Scene scene = build(doc);
   const auto out = run_without_intersections(scene, "cape_behind", 7);
   const double strain = max_edge_strain(out, "cape", 7);
-  const PhantomCounters& c = scene.phantoms[0]->counters();
+  const PhantomCounters& c = scene.bodies_of<PhantomSource>()[0]->counters();
   const double pushing = double(c.pushing_planes) / double(c.ticks);
   MESSAGE("max edge strain " << strain << ", pushing planes per tick " << pushing << ", deepest layer "
                              << scene.contact->counters().deepest_layer_ever << ", "

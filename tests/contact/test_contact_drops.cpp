@@ -54,7 +54,7 @@ TEST_CASE("hats demo, shortened: no intersecting triangles in any frame, phantom
     nlohmann::json doc = shortened_demo("hats.json", phantom, 0.22, 50);
     doc["bodies"] = nlohmann::json::array({doc["bodies"][0], doc["bodies"][1], doc["bodies"][2]});
     Scene scene = build(doc);
-    CHECK(scene.phantoms.size() == (phantom ? 3u : 0u));
+    CHECK(scene.bodies_of<PhantomSource>().size() == (phantom ? 3u : 0u));
     const double e0 = measure(*scene.kernel, 0.0).total();
     run_without_intersections(scene, phantom ? "hats_phantom" : "hats_explicit", 12);
     const double e1 = measure(*scene.kernel, 0.22).total();
@@ -95,7 +95,7 @@ TEST_CASE("cards demo, shortened: three cards riffled off the thumb, no intersec
     CAPTURE(phantom);
     const nlohmann::json doc = shortened_riffle("cards.json", 3, phantom, kSpan, kRate);
     Scene scene = build(doc);
-    CHECK(scene.phantoms.size() == (phantom ? 3u : 0u));
+    CHECK(scene.bodies_of<PhantomSource>().size() == (phantom ? 3u : 0u));
     const VertexState& s = scene.kernel->state();
     const Body& top = scene.bodies[2];
     const Index front = top.first_vertex + 4;  // middle of the front edge (row 0)
@@ -130,7 +130,7 @@ TEST_CASE("stiff cards demo, shortened: two cards riffled off the thumb, no inte
     CAPTURE(phantom);
     const nlohmann::json doc = shortened_riffle("cards_stiff.json", 2, phantom, kSpan, kRate);
     Scene scene = build(doc);
-    CHECK(scene.phantoms.size() == (phantom ? 2u : 0u));
+    CHECK(scene.bodies_of<PhantomSource>().size() == (phantom ? 2u : 0u));
     const VertexState& s = scene.kernel->state();
     const Body& top = scene.bodies[1];
     const Index front = top.first_vertex + 4;  // middle of the front edge (row 0)

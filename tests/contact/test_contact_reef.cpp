@@ -29,7 +29,7 @@ TEST_CASE("reef knot demo, shortened: the ends pull the bights together, no inte
     const nlohmann::json doc = shortened_demo("reef.json", phantom, kSpan, kRate);
     REQUIRE(doc["bodies"].size() == 2u);
     Scene scene = build(doc);
-    CHECK(scene.phantoms.size() == (phantom ? 2u : 0u));
+    CHECK(scene.bodies_of<PhantomSource>().size() == (phantom ? 2u : 0u));
     const VertexState& s = scene.kernel->state();
     // Each ribbon is a strip 3 vertices across; the middle of its middle row is the
     // turning point of its bight (make_reef.py).
@@ -150,7 +150,7 @@ TEST_CASE("reef knot at the paper's scale, shortened: the paper's explicit step,
     Scene scene = build(doc);  // build() refuses intersecting input
     REQUIRE(scene.bodies.size() == 2u);
     CHECK(scene.bodies[0].vertex_count + scene.bodies[1].vertex_count == 10714);
-    CHECK(scene.phantoms.size() == (phantom ? 2u : 0u));
+    CHECK(scene.bodies_of<PhantomSource>().size() == (phantom ? 2u : 0u));
     if (!phantom) {
       double step = kNever;
       for (const auto& t : scene.terms) step = std::min(step, t.min_period);

@@ -63,7 +63,7 @@ json bar_scene(const Integrator& integrator, bool landing) {
 /// Kinetic + gravity + elastic + layers from the kernel's state at t.
 double total_energy(const Scene& s, double t, const Vec3& g) {
   const VertexState& st = s.kernel->state();
-  const SolidSource& src = *s.solids[0];
+  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
   Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src.vertices().size()));
   double e = 0.0;
   for (std::size_t i = 0; i < src.vertices().size(); ++i) {
@@ -86,7 +86,7 @@ struct Run {
 /// instant, a Zhao region's substeps of the step ending there all taken).
 Run run_bar(const Integrator& integrator, bool landing, bool safeguard) {
   Scene s = build_scene(bar_scene(integrator, landing), "safeguard.json", ".");
-  s.solids[0]->set_energy_safeguard(safeguard);
+  s.bodies_of<SolidSource>()[0]->set_energy_safeguard(safeguard);
   const Vec3 g = landing ? Vec3(0.0, 0.0, -9.81) : Vec3::Zero();
   Run r;
   r.initial = r.highest = total_energy(s, 0.0, g);
@@ -104,9 +104,9 @@ Run run_bar(const Integrator& integrator, bool landing, bool safeguard) {
     // blow-up the layers then chase) only costs time.
     if (!safeguard && r.highest > r.initial + 1e-3 * std::abs(r.initial)) break;
   }
-  r.safeguarded = s.solids[0]->counters().safeguarded;
-  r.steps = s.solids[0]->counters().coarse_steps;
-  r.rotation_limited = s.solids[0]->counters().rotation_limited;
+  r.safeguarded = s.bodies_of<SolidSource>()[0]->counters().safeguarded;
+  r.steps = s.bodies_of<SolidSource>()[0]->counters().coarse_steps;
+  r.rotation_limited = s.bodies_of<SolidSource>()[0]->counters().rotation_limited;
   return r;
 }
 

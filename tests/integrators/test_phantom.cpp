@@ -27,8 +27,8 @@ TEST_CASE("one phantom tick satisfies the constraint and momentum updates (eq. 6
   nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}, {"tolerance", 1e-12}});
   body["velocity"] = {{"random", 0.3}, {"angular", {0.0, 0.0, 2.0}}};
   Scene scene = build({{"name", "tick"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
-  REQUIRE(scene.phantoms.size() == 1);
-  PhantomSource& ph = *scene.phantoms[0];
+  REQUIRE(scene.bodies_of<PhantomSource>().size() == 1);
+  PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   Kernel& k = *scene.kernel;
   const VertexState& s = k.state();
   const std::size_t n = s.size();
@@ -74,7 +74,7 @@ TEST_CASE("a backward Euler tick: both copies land on x with M (x - y)/h^2 + gra
                               {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"tick_rule", "backward_euler"}});
   body["velocity"] = {{"random", 0.3}, {"angular", {0.0, 0.0, 2.0}}};
   Scene scene = build({{"name", "tick"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
-  PhantomSource& ph = *scene.phantoms[0];
+  PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   Kernel& k = *scene.kernel;
   const VertexState& s = k.state();
   const std::size_t n = s.size();
@@ -145,7 +145,7 @@ TEST_CASE("scripted pins move both copies: the phantom follows and the cloth is 
                                                    {{"time", 0.2}, {"offset", {0.1, 0, 0}}}}}};
   Scene scene = build(doc);
   Kernel& k = *scene.kernel;
-  const PhantomSource& ph = *scene.phantoms[0];
+  const PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   const Body& b = scene.bodies[0];
   const Vec3 free0 = k.state().position_at(b.first_vertex, 0.0);  // a free bottom corner
   k.run_until(0.3);
@@ -160,7 +160,7 @@ TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta 
   // The tick problem solved directly: a stretched, moving cloth, random y.
   nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
   Scene scene = build({{"name", "damp"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
-  const BodyPotential& V = scene.phantoms[0]->potential();
+  const BodyPotential& V = scene.bodies_of<PhantomSource>()[0]->potential();
   const std::size_t n = V.vertex_count();
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -223,7 +223,7 @@ TEST_CASE("a body's fused value and gradient are its value and gradient, bit for
   // ImplicitTickSolver takes V and its gradient in one pass at each line-search trial.
   nlohmann::json body = cloth("c", 5, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
   Scene scene = build({{"name", "fused"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
-  const BodyPotential& V = scene.phantoms[0]->potential();
+  const BodyPotential& V = scene.bodies_of<PhantomSource>()[0]->potential();
   const std::size_t n = V.vertex_count();
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -249,7 +249,7 @@ TEST_CASE("Newton's tick takes the whole Hessian of a self-contact plane that co
   // Newton solve, and the minimiser satisfies the optimality condition term by term.
   nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
   Scene scene = build({{"name", "pair"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
-  const BodyPotential& V = scene.phantoms[0]->potential();
+  const BodyPotential& V = scene.bodies_of<PhantomSource>()[0]->potential();
   const std::size_t n = V.vertex_count();
   const double h = 1e-3;
   std::vector<double> mass(n, 0.01);
@@ -335,7 +335,7 @@ TEST_CASE("the vertex-block factorisation gives the scalar one's trajectory to r
       Kernel& k = *scene.kernel;
       k.run_until(0.1);
       for (Index a = 0; a < k.state().size(); ++a) end[block].push_back(k.state().position_at(a, 0.1));
-      REQUIRE(scene.phantoms[0]->counters().factorizations > 0);
+      REQUIRE(scene.bodies_of<PhantomSource>()[0]->counters().factorizations > 0);
     }
     double worst = 0.0, moved = 0.0;
     for (std::size_t a = 0; a < end[0].size(); ++a) worst = std::max(worst, (end[0][a] - end[1][a]).norm());
@@ -359,7 +359,7 @@ TEST_CASE("halving the tick: eq. 7 holds across step changes, momenta stay exact
                                {"max_halvings", 3}, {"calm_ticks", 2}});
   body["velocity"] = {{"random", 0.3}, {"angular", {1.0, 0.0, 2.0}}};
   Scene scene = build({{"name", "halve"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
-  PhantomSource& ph = *scene.phantoms[0];
+  PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   Kernel& k = *scene.kernel;
   const VertexState& s = k.state();
   const std::size_t n = s.size();
@@ -429,7 +429,7 @@ TEST_CASE("halving the tick changes nothing while every solve converges") {
     if (halvings) doc["bodies"][0]["phantom"]["max_halvings"] = 4;
     Scene scene = build(doc);
     scene.kernel->run_until(0.1);
-    CHECK(scene.phantoms[0]->counters().halvings == 0);
+    CHECK(scene.bodies_of<PhantomSource>()[0]->counters().halvings == 0);
     for (Index a = 0; a < scene.kernel->state().size(); ++a)
       end[halvings].push_back(scene.kernel->state().position_at(a, 0.1));
   }
@@ -534,7 +534,7 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
     d["bodies"][0]["phantom"]["tolerance"] = 1e-14;
     Scene scene = build(d);
     scene.kernel->run_until(0.05);
-    const PhantomCounters& c = scene.phantoms[0]->counters();
+    const PhantomCounters& c = scene.bodies_of<PhantomSource>()[0]->counters();
     CHECK(c.ticks == 51);
     CHECK(c.unconverged > 0);
     CHECK(std::isfinite(measure(*scene.kernel, 0.05).total()));

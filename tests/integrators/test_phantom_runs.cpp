@@ -58,7 +58,7 @@ TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mis
       const Diagnostics d = measure(k, t);
       worst_p = std::max(worst_p, (d.linear_momentum - d0.linear_momentum).norm() / mass_speed);
       worst_L = std::max(worst_L, (d.angular_momentum - d0.angular_momentum).norm() / (mass_speed * 0.2));
-      for (const PhantomSource* ph : scene.phantoms) max_mismatch = std::max(max_mismatch, ph->mismatch(k.state(), t));
+      for (const PhantomSource* ph : scene.bodies_of<PhantomSource>()) max_mismatch = std::max(max_mismatch, ph->mismatch(k.state(), t));
       std::vector<Vec3> x;
       for (Index a = 0; a < k.state().size(); ++a) x.push_back(k.state().position_at(a, t));
       REQUIRE(find_intersections(x, tris).empty());
@@ -71,7 +71,7 @@ TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mis
     // Angular momentum: the constraint torque of the mismatched copies is cancelled at
     // each tick (phantom_source.hpp); without that it was 7e-6 here.
     CHECK(worst_L <= 1e-10);
-    for (const PhantomSource* ph : scene.phantoms) {
+    for (const PhantomSource* ph : scene.bodies_of<PhantomSource>()) {
       MESSAGE("torque corrections " << ph->counters().torque_corrections << ", largest "
                                     << ph->counters().max_correction_speed << " m/s");
       CHECK(ph->counters().max_correction_speed <= 1e-4 * 0.5);  // small against the speeds
@@ -82,7 +82,7 @@ TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mis
     // the previous one, eq. 8 is exact.
     k.run_until(0.6);
     REQUIRE(scene.contact->counters().active_layers == 0);
-    for (const PhantomSource* ph : scene.phantoms) CHECK(ph->mismatch(k.state(), 0.6005) <= 1e-12);
+    for (const PhantomSource* ph : scene.bodies_of<PhantomSource>()) CHECK(ph->mismatch(k.state(), 0.6005) <= 1e-12);
   }
 }
 
@@ -110,7 +110,7 @@ CollisionResult collide(bool deformable_contact, const std::string& contact_mass
     const Diagnostics d = measure(k, t);
     r.momentum = std::max(r.momentum, (d.linear_momentum - d0.linear_momentum).norm() / mass_speed);
     r.angular = std::max(r.angular, (d.angular_momentum - d0.angular_momentum).norm() / (mass_speed * 0.2));
-    for (const PhantomSource* ph : scene.phantoms) r.mismatch = std::max(r.mismatch, ph->mismatch(k.state(), t));
+    for (const PhantomSource* ph : scene.bodies_of<PhantomSource>()) r.mismatch = std::max(r.mismatch, ph->mismatch(k.state(), t));
     std::vector<Vec3> x;
     for (Index a = 0; a < k.state().size(); ++a) x.push_back(k.state().position_at(a, t));
     REQUIRE(find_intersections(x, tris).empty());
@@ -119,7 +119,7 @@ CollisionResult collide(bool deformable_contact, const std::string& contact_mass
   if (c.active_layers == 0) r.energy_lost = 1.0 - measure(k, k.now()).total() / d0.total();
   r.deepest_layer = c.deepest_layer_ever;
   r.layer_activations = c.layer_activations;
-  for (const PhantomSource* ph : scene.phantoms) {
+  for (const PhantomSource* ph : scene.bodies_of<PhantomSource>()) {
     r.pair_planes += ph->counters().pair_planes;
     r.pushing_planes += ph->counters().pushing_planes;
     CHECK(ph->counters().unconverged == 0);
@@ -204,7 +204,7 @@ TEST_CASE("a stiff hat hits a pole off-centre at h_imp = 1e-3 s: no energy gain,
     for (Index a = 0; a < k.state().size(); ++a) x.push_back(k.state().position_at(a, t));
     REQUIRE(find_intersections(x, tris).empty());
   }
-  const PhantomCounters& c = scene.phantoms[0]->counters();
+  const PhantomCounters& c = scene.bodies_of<PhantomSource>()[0]->counters();
   const double e1 = measure(k, 0.35).total();
   MESSAGE("energy " << e0 << " -> " << e1 << " J, highest " << highest << "; layers "
                     << scene.contact->counters().layer_activations << "; torque corrections "
@@ -254,7 +254,7 @@ TEST_CASE("a bent card let go by its thumb: its energy stays bounded, and falls 
       k.run_until(t);
       energy.push_back(measure(k, t).total());
     }
-    CHECK(scene.phantoms[0]->counters().unconverged == 0);
+    CHECK(scene.bodies_of<PhantomSource>()[0]->counters().unconverged == 0);
   };
   std::vector<double> midpoint;
   run({{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6}, {"rayleigh_beta", 1e-4}}, midpoint);
@@ -294,7 +294,7 @@ TEST_CASE("undamped phantom cloth: energy oscillates without drift over 1e4 impl
     k.run_until(0.01 * i);
     total.push_back(measure(k, 0.01 * i).total());
   }
-  REQUIRE(scene.phantoms[0]->counters().ticks >= 10000);
+  REQUIRE(scene.bodies_of<PhantomSource>()[0]->counters().ticks >= 10000);
   const auto mean = [&](std::size_t from, std::size_t to) {
     double s = 0;
     for (std::size_t i = from; i < to; ++i) s += total[i];
@@ -340,10 +340,10 @@ TEST_CASE("stiff cloth: explicit needs h <= 1e-6 s, the phantom is stable at 1e-
     }
     REQUIRE(std::isfinite(measure(k, t).total()));
   }
-  MESSAGE("max strain " << max_strain << " over 1000 ticks, " << scene.phantoms[0]->counters().iterations
+  MESSAGE("max strain " << max_strain << " over 1000 ticks, " << scene.bodies_of<PhantomSource>()[0]->counters().iterations
                         << " solver iterations");
   CHECK(max_strain <= 0.05);
-  CHECK(scene.phantoms[0]->counters().unconverged == 0);
+  CHECK(scene.bodies_of<PhantomSource>()[0]->counters().unconverged == 0);
   // It hangs: the free corners fell.
   CHECK(k.state().position_at(b.first_vertex, 1.0).z() < 0.9);
 }
@@ -393,7 +393,7 @@ DrapeResult drape_on_ball(bool obstacle_contact) {
     for (std::size_t e = 0; e < edges.size(); ++e)
       r.strain = std::max(r.strain, (x[edges[e].first] - x[edges[e].second]).norm() / rest[e] - 1.0);
   }
-  const PhantomCounters& c = scene.phantoms[0]->counters();
+  const PhantomCounters& c = scene.bodies_of<PhantomSource>()[0]->counters();
   CHECK(c.unconverged == 0);
   r.deepest_layer = scene.contact->counters().deepest_layer_ever;
   r.pushing_planes_per_tick = double(c.pushing_planes) / double(c.ticks);
@@ -431,7 +431,7 @@ double resting_mismatch(double h_imp) {
   for (int i = 0; i <= 10000; ++i) {
     const double t = 0.4 + 1e-5 * i;
     scene.kernel->run_until(t);
-    worst = std::max(worst, scene.phantoms[0]->mismatch(scene.kernel->state(), t));
+    worst = std::max(worst, scene.bodies_of<PhantomSource>()[0]->mismatch(scene.kernel->state(), t));
   }
   // At rest: the rattle in the layers (~1e-7 J) against the drop (~1e-5 J) and the height.
   CHECK(measure(*scene.kernel, 0.5).kinetic < 5e-3 * measure(*scene.kernel, 0.0).potential);

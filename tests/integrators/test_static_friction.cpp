@@ -55,7 +55,7 @@ struct Reading {
 
 Reading read(const Scene& s, double t, const Vec3& g) {
   const VertexState& st = s.kernel->state();
-  const SolidSource& src = *s.solids[0];
+  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
   Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src.vertices().size()));
   Reading r;
   double mass = 0.0;

@@ -92,7 +92,7 @@ Drift momentum_drift(const json& doc) {
   }
   REQUIRE(s.contact);
   CHECK(s.contact->counters().layer_activations > 0);  // they touched
-  for (const auto& solid : s.solids) worst.resolved += solid->counters().resolved_substeps;
+  for (const auto& solid : s.bodies_of<SolidSource>()) worst.resolved += solid->counters().resolved_substeps;
   MESSAGE("drift: linear " << worst.p << ", angular " << worst.L << "; " << worst.resolved
                            << " substeps off the plan");
   return worst;

@@ -248,8 +248,8 @@ Drift measure_doc(const json& doc, const std::string& label) {
     }
   }
   worst.activations = s.contact->counters().layer_activations;
-  for (const SolidSource* solid : s.solids) worst.resolved += solid->counters().resolved_substeps;
-  for (const SchroederSource* body : s.schroeders) {
+  for (const SolidSource* solid : s.bodies_of<SolidSource>()) worst.resolved += solid->counters().resolved_substeps;
+  for (const SchroederSource* body : s.bodies_of<SchroederSource>()) {
     // The asynchronous scheme proper: substeps inside the frame, and an I set.
     CHECK(body->stepper().substeps_per_frame() > 1);
     CHECK(body->stepper().semi_implicit_tets() < body->model().tet_count());
@@ -302,8 +302,8 @@ double elastic_torque(const std::string& fem) {
   json doc = pair_scene(Kind::BackwardEuler, Kind::BackwardEuler, fem);
   doc["bodies"].erase(0);
   const Scene s = test::build(doc);
-  REQUIRE(s.solids.size() == 1);
-  const TetFemModel& model = s.solids[0]->model();
+  REQUIRE(s.bodies_of<SolidSource>().size() == 1);
+  const TetFemModel& model = s.bodies_of<SolidSource>()[0]->model();
   Eigen::VectorXd x = model.rest_positions();
   for (Eigen::Index i = 0; i < x.size(); ++i) x[i] += 0.01 * std::sin(1.7 * i + 0.3);
   Eigen::VectorXd grad;

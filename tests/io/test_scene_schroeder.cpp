@@ -129,8 +129,8 @@ TEST_CASE("schroeder scenes: the kernel's coarse and fine events reproduce the s
     json settings = json::parse(R"({"frame_dt": 0.04})");
     if (integrator == "schroeder") settings["epsilon"] = 0.75;
     Scene s = build_scene(ball_scene(integrator, settings), "test.json", ".");
-    REQUIRE(s.schroeders.size() == 1);
-    const SchroederSource& src = *s.schroeders[0];
+    REQUIRE(s.bodies_of<SchroederSource>().size() == 1);
+    const SchroederSource& src = *s.bodies_of<SchroederSource>()[0];
     const SchroederStepper& run = src.stepper();
     // A reference stepper over the same model and settings, stepped by hand.
     const TetFemModel& model = src.model();
@@ -175,7 +175,7 @@ TEST_CASE("schroeder scenes: free fall in the kernel is x0 + g t²/2 with no CG 
     err = std::max(err, std::abs(x[i] - x0[i] - (i % 3 == 2 ? -0.5 * 9.81 * t * t : 0.0)));
   CAPTURE(err);
   CHECK(err < 1e-13);
-  const SchroederCounters& c = s.schroeders[0]->stepper().counters();
+  const SchroederCounters& c = s.bodies_of<SchroederSource>()[0]->stepper().counters();
   CHECK(c.solves > 0);
   CHECK(c.max_cg_iterations == 0);
 }

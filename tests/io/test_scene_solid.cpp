@@ -56,7 +56,7 @@ double max_difference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
 
 TEST_CASE("solid scenes: a bar builds with lumped masses, pins and its coarse-step source") {
   Scene s = build_scene(bar_scene("backward_euler"), "test.json", ".");
-  REQUIRE(s.solids.size() == 1);
+  REQUIRE(s.bodies_of<SolidSource>().size() == 1);
   const VertexState& st = s.kernel->state();
   CHECK(st.size() == 7 * 3 * 3);
   double mass = 0.0;
@@ -94,7 +94,7 @@ TEST_CASE("solid scenes: fine events put S on its substeps (eq. 21-22)") {
   doc["bodies"][0]["zhao"]["regions"][0]["m"] = 4;
   doc["bodies"][0]["zhao"]["coupling"] = coupling;
   Scene s = build_scene(doc, "test.json", ".");
-  const SolidSource& src = *s.solids[0];
+  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
   const MultirateSolver& solver = *src.multirate();
   CHECK((solver.settings().coupling == MultirateCoupling::Paper) ==
         (std::string(coupling) == "paper"));

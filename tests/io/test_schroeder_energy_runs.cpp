@@ -63,7 +63,7 @@ TEST_CASE("schroeder_sphere: the ball set on the plane comes to rest unsquashed,
     }
     const double gravity_potential = first.potential - first.elastic;
     const double reference =
-        static_elastic_energy(s.schroeders[0]->model(), f.x, Vec3(0, 0, -9.81));
+        static_elastic_energy(s.bodies_of<SchroederSource>()[0]->model(), f.x, Vec3(0, 0, -9.81));
     CAPTURE(initial);
     CAPTURE(highest);
     CAPTURE(f.kinetic);
@@ -106,7 +106,7 @@ TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of
   // dissipate. (Relative to the plane it would add the 4.1 J of the ball's own height,
   // its centre 0.1 m up at rest too, which no landing dissipates: a looser bound.)
   const double drop = (first.potential - first.elastic) - (f.potential - f.elastic);
-  const double reference = static_elastic_energy(s.schroeders[0]->model(), f.x, Vec3(0, 0, -9.81));
+  const double reference = static_elastic_energy(s.bodies_of<SchroederSource>()[0]->model(), f.x, Vec3(0, 0, -9.81));
   CAPTURE(landing * frame);
   CAPTURE(drop);
   CAPTURE(initial);

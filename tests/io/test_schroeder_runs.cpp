@@ -52,7 +52,7 @@ TEST_CASE(
     if (std::abs(low - 0.5) < 1e-12) ++on_plane;
     vz_max = std::max(vz_max, vc.z());
   }
-  CHECK(s.schroeders[0]->stepper().counters().collisions > 0);
+  CHECK(s.bodies_of<SchroederSource>()[0]->stepper().counters().collisions > 0);
   CHECK(lowest >= 0.5 - 1e-12);  // positions land on the plane, never below it,
   CHECK(on_plane > 5);           // and on it, not above it (no Δt v_rel gap)
   CHECK(vz_max > 0.3);           // the elastic ball bounced (the particles' impulses are inelastic)

@@ -71,7 +71,7 @@ struct State {
 
 State measure(const Scene& s, double t) {
   const VertexState& st = s.kernel->state();
-  const SolidSource& src = *s.solids[0];
+  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
   const Vec3 g(0.0, 0.0, -9.81);
   State m;
   double mass = 0.0;

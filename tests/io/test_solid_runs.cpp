@@ -47,13 +47,13 @@ TEST_CASE("solid scenes: a ball dropped on the ground bounces off the penalty la
     CHECK(lowest > 0.0);   // never through the ground
     CHECK(vz_max > 0.1);   // it came back up (the planes, or the layers, bounce it)
     if (integrator != "zhao_layers") {  // the ground is in the step's solve
-      CHECK(s.solids[0]->contact().obstacle_planes > 0);
+      CHECK(s.bodies_of<SolidSource>()[0]->contact().obstacle_planes > 0);
     } else {
-      CHECK(s.solids[0]->contact().obstacle_planes == 0);
+      CHECK(s.bodies_of<SolidSource>()[0]->contact().obstacle_planes == 0);
       CHECK(s.contact->counters().layer_activations > 0);
       // The bottom region's substeps after a layer impulse are solved from the kernel's
       // state, not taken from the plan made before the impulse.
-      const SolidCounters& c = s.solids[0]->counters();
+      const SolidCounters& c = s.bodies_of<SolidSource>()[0]->counters();
       CHECK(c.resolved_substeps > 0);
       CHECK(c.resolved_substeps < c.fine_steps);
     }

@@ -44,7 +44,7 @@ struct FrameState {
 /// The first Schroeder body of `s` (the scene's only vertices) at time t.
 inline FrameState measure_frame(const Scene& s, double t) {
   const VertexState& st = s.kernel->state();
-  const SchroederSource& src = *s.schroeders[0];
+  const SchroederSource& src = *s.bodies_of<SchroederSource>()[0];
   FrameState f;
   f.x.resize(3 * static_cast<Eigen::Index>(st.size()));
   f.lowest = kNever;
