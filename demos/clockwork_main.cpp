@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "io/check_frames.hpp"
@@ -22,6 +24,7 @@
 #include "io/run_folder.hpp"
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
+#include "io/scene_schema.hpp"
 #include "io/view_server.hpp"
 
 namespace {
@@ -45,6 +48,32 @@ int summarise(const clockwork::Scene& scene) {
 }
 
 /// Exit 0: no frame has intersecting triangles; 1: some do (listed).
+/// `clockwork schema`: the scene format's key tables from io/scene_schema, printed, or
+/// rewritten in place in FILE (docs/scene-format.md) between its schema markers.
+int schema(const std::string& update) {
+  if (update.empty()) {
+    for (const clockwork::SchemaObjectInfo& o : clockwork::schema_objects())
+      fmt::print("### {}\n\n{}\n", o.name, clockwork::schema_table(o.name));
+    return 0;
+  }
+  std::ifstream in(update);
+  if (!in) throw clockwork::SceneError(fmt::format("{}: cannot read", update));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string updated;
+  try {
+    updated = clockwork::update_schema_tables(text.str());
+  } catch (const std::invalid_argument& e) {
+    throw clockwork::SceneError(fmt::format("{}: {}", update, e.what()));
+  }
+  if (updated == text.str()) return 0;
+  std::ofstream out(update);
+  out << updated;
+  if (!out) throw clockwork::IoError(fmt::format("{}: cannot write", update));
+  fmt::print("{}: key tables rewritten\n", update);
+  return 0;
+}
+
 int check_intersections(const std::string& dir) {
   const auto frames = clockwork::check_frames(dir);
   std::size_t bad_frames = 0, pairs = 0;
@@ -146,6 +175,12 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Load and check a scene without running it");
   validate->add_option("SCENE", validate_path, "Scene file")->required();
 
+  std::string schema_update;
+  auto* schema_cmd = app.add_subcommand(
+      "schema", "Print the scene format's key tables (from io/scene_schema), or rewrite them in FILE");
+  schema_cmd->add_option("--update", schema_update,
+                         "Rewrite the generated tables of FILE (docs/scene-format.md) in place");
+
   std::string check_dir;
   auto* check = app.add_subcommand(
       "check-intersections",
@@ -223,6 +258,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*check) return check_intersections(check_dir);
+    if (*schema_cmd) return schema(schema_update);
     if (*plot_cmd) return plot(plot_dir);
     if (*view_cmd) return view(view_dir, port, viewer_dir);
     if (*render_cmd) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "io/obstacle_meshes.hpp"
+#include "io/scene_schema.hpp"
 
 namespace clockwork {
 
@@ -12,37 +13,23 @@ namespace {
 /// Envelope slack in units of sqrt(g ē), for both levels (measured, docs/contact.md).
 constexpr double kSlackFactor = 3.0;
 
-/// "auto" (or absent) → nothing; otherwise a number > 0, or >= 0 with `zero_ok`.
-std::optional<double> auto_or_number(const std::optional<JsonField>& f, bool zero_ok = false) {
-  if (!f) return std::nullopt;
-  if (f->raw().is_string()) {
-    f->choice({"auto"});
-    return std::nullopt;
-  }
-  return zero_ok ? f->non_negative() : f->positive();
-}
 }  // namespace
 
 ContactSettings read_contact_settings(const JsonField& f) {
-  f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
-                 "max_layers", "slack_near", "slack_far", "adaptive_slack", "vertex_periods",
-                 "position_slack"});
+  const SchemaObject c(f, "contact");
   ContactSettings s;
-  s.thickness = auto_or_number(f.find("thickness"));
-  s.stiffness = auto_or_number(f.find("stiffness"));
-  s.period = auto_or_number(f.find("period"));
-  s.cell_size = auto_or_number(f.find("cell_size"));
-  if (auto m = f.find("friction")) s.friction = m->non_negative();
-  s.slack_near = auto_or_number(f.find("slack_near"), /*zero_ok=*/true);
-  s.slack_far = auto_or_number(f.find("slack_far"), /*zero_ok=*/true);
-  if (auto m = f.find("adaptive_slack")) s.adaptive_slack = m->boolean();
-  if (auto m = f.find("vertex_periods")) s.vertex_periods = m->boolean();
-  if (auto m = f.find("position_slack")) s.position_slack = m->non_negative();
-  if (auto m = f.find("safety")) {
-    s.safety = m->number();
-    if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
-  }
-  if (auto m = f.find("max_layers")) s.max_layers = static_cast<int>(m->integer_in(1, 1 << 20));
+  s.thickness = c.number("thickness");
+  s.stiffness = c.number("stiffness");
+  s.period = c.number("period");
+  s.cell_size = c.number("cell_size");
+  if (auto m = c.number("friction")) s.friction = *m;
+  s.slack_near = c.number("slack_near");
+  s.slack_far = c.number("slack_far");
+  if (auto m = c.boolean("adaptive_slack")) s.adaptive_slack = *m;
+  if (auto m = c.boolean("vertex_periods")) s.vertex_periods = *m;
+  if (auto m = c.number("position_slack")) s.position_slack = *m;
+  if (auto m = c.number("safety")) s.safety = *m;
+  if (auto m = c.integer("max_layers")) s.max_layers = static_cast<int>(*m);
   return s;
 }
 

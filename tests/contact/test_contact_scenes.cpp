@@ -142,9 +142,9 @@ TEST_CASE("stacked layers: a cloth squeezed between plates with friction never g
   // takes energy out.
   nlohmann::json doc = demo_json("squeeze.json");
   doc["end_time"] = 2.0;
-  doc["contact"]["safety"] = 0.1;
+  doc["contact"]["advanced"]["safety"] = 0.1;
   doc["contact"]["friction"] = 0.3;
-  doc["contact"]["vertex_periods"] = true;
+  doc["contact"]["advanced"]["vertex_periods"] = true;
   Scene scene = build(doc);
   const double rise = energy_rise_after(scene, 0.4, 0.05);
   const ContactCounters c = scene.contact->counters();

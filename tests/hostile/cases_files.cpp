@@ -275,7 +275,7 @@ std::vector<Case> failure_class_cases() {
   cloth_without_pins["bodies"][0].erase("pins");
   const json fpu_walls = json::parse(std::ifstream(CLOCKWORK_SOURCE_DIR "/demos/fpu_walls.json"));
   json far_obstacle = contact;  // a grid obstacle, as fuzz_readers found it
-  far_obstacle["contact"] = {{"thickness", 0.1}, {"cell_size", 5}};
+  far_obstacle["contact"] = {{"thickness", 0.1}, {"advanced", {{"cell_size", 5}}}};
   far_obstacle["obstacles"][0]["shape"] = json::parse(
       R"({"type": "grid", "size": [3, 0.3], "resolution": [1, 1], "center": [0, 0, 0]})");
   const std::string b = "/bodies/0", mat = "/bodies/0/material", shape = "/bodies/0/shape";
