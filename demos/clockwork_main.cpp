@@ -175,12 +175,6 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Load and check a scene without running it");
   validate->add_option("SCENE", validate_path, "Scene file")->required();
 
-  std::string schema_update;
-  auto* schema_cmd = app.add_subcommand(
-      "schema", "Print the scene format's key tables (from io/scene_schema), or rewrite them in FILE");
-  schema_cmd->add_option("--update", schema_update,
-                         "Rewrite the generated tables of FILE (docs/scene-format.md) in place");
-
   std::string check_dir;
   auto* check = app.add_subcommand(
       "check-intersections",
@@ -218,6 +212,12 @@ int main(int argc, char** argv) {
   view_cmd->add_option("--port", port, "TCP port (default 8080; 0: any free port)")
       ->check(CLI::Range(0, 65535));
   view_cmd->add_option("--viewer", viewer_dir, "The viewer's folder (default: viewer/ of the sources)");
+
+  std::string schema_update;
+  auto* schema_cmd = app.add_subcommand(
+      "schema", "Print the scene format's key tables (from io/scene_schema), or rewrite them in FILE");
+  schema_cmd->add_option("--update", schema_update,
+                         "Rewrite the generated tables of FILE (docs/scene-format.md) in place");
 
   try {
     // An unknown command is named (CLI11 would say only that an argument was unexpected).

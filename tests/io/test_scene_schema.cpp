@@ -190,3 +190,31 @@ TEST_CASE("schema: advanced objects are checked like any other") {
     CHECK(build_error(doc) == "s.json: /contact/advanced: expected an object, got 3");
   }
 }
+
+TEST_CASE("schema: the World's refusals name a knob inside advanced by its pointer") {
+  json doc = demo("cloth_drop");
+  doc["contact"]["advanced"]["adaptive_slack"] = false;
+  doc["contact"]["advanced"]["position_slack"] = 1e-4;
+  CHECK(build_error(doc).starts_with(
+      "s.json: /contact/advanced/position_slack: needs the adaptive slack (adaptive_slack true), got 0.0001"));
+}
+
+TEST_CASE("schema: 'clockwork schema --update' rewrites a drifted table and leaves the rest") {
+  const fs::path dir = test::fresh_dir("schema_update");
+  const std::string docs = test::read_file(std::string(CLOCKWORK_SOURCE_DIR) + "/docs/scene-format.md");
+  std::string drifted = docs;
+  const std::string row = "| `friction` | number ≥ 0 | — | 0 | Coulomb coefficient μ |";
+  REQUIRE(drifted.find(row) != std::string::npos);
+  drifted.replace(drifted.find(row), row.size(), "| `friction` | hand-edited |");
+  std::ofstream(dir / "format.md") << drifted;
+  const test::CliResult r = test::run_cli("schema --update " + (dir / "format.md").string());
+  CHECK(r.exit_code == kExitOk);
+  CHECK(r.out.find("key tables rewritten") != std::string::npos);
+  CHECK(test::read_file(dir / "format.md") == docs);
+  const test::CliResult printed = test::run_cli("schema");
+  CHECK(printed.exit_code == kExitOk);
+  CHECK(printed.out.find("### contact.advanced") != std::string::npos);
+  const test::CliResult missing = test::run_cli("schema --update " + (dir / "none.md").string());
+  CHECK(missing.exit_code == kExitInput);
+  CHECK(missing.err.find("none.md: cannot read") != std::string::npos);
+}
