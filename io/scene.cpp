@@ -139,9 +139,9 @@ MotionSpec read_motion(const JsonField& motion, const std::vector<Index>& pins,
     m.release = *checked_number(motion.at("release"), schema_key("pin_motion", "release"));
   for (std::size_t i = 0; i < keys.array_size(); ++i) {
     const JsonField key = keys[i];
-    key.expect_keys({"time", "offset"});
+    const SchemaObject keyframe(key, "keyframe");
     const JsonField t = key.at("time");
-    const double time = t.non_negative();
+    const double time = keyframe.required_number("time");
     if (i == 0 && time != 0.0) t.fail("the first keyframe must be at time 0");
     if (i > 0 && !(time > m.keyframes.back().time)) t.fail("keyframe times must increase strictly");
     m.keyframes.push_back(Keyframe{time, key.at("offset").vec3()});

@@ -72,38 +72,35 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
 std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget) {
   const std::string type = shape.at("type").string();
   // The generators validate their arguments too; the reader names the field first.
-  const auto count = [&](const char* key, long long lo, long long def) {
-    return shape.has(key) ? static_cast<int>(shape.at(key).integer_in(lo, 4096)) : int(def);
+  const auto count = [&](const SchemaObject& s, const char* key, int def) {
+    return static_cast<int>(s.integer(key).value_or(def));
   };
   if (type == "ground") {
-    shape.expect_keys({"type", "center", "half_size", "divisions"});
-    const int n = count("divisions", 1, 8);
+    const SchemaObject s(shape, "obstacle.ground");
+    const int n = count(s, "divisions", 8);
     budget.need_memory(shape.has("divisions") ? shape.at("divisions") : shape,
                        (n + 1.0) * (n + 1.0) * kBytesPerVertex + 2.0 * n * n * kBytesPerTriangle,
                        fmt::format("{0} × {0} divisions: {1:.0f} triangles", n, 2.0 * n * n));
-    return make_ground(shape.at("center").vec3(), shape.at("half_size").positive(), n);
+    return make_ground(shape.at("center").vec3(), s.required_number("half_size"), n);
   }
   if (type == "sphere") {
-    shape.expect_keys({"type", "center", "radius", "subdivisions"});
-    return make_sphere(shape.at("center").vec3(), shape.at("radius").positive(),
-                       count("subdivisions", 0, 3));
+    const SchemaObject s(shape, "obstacle.sphere");
+    return make_sphere(shape.at("center").vec3(), s.required_number("radius"), count(s, "subdivisions", 3));
   }
   if (type == "cylinder") {
-    shape.expect_keys({"type", "base", "axis", "radius", "length", "segments", "rings", "capped"});
+    const SchemaObject s(shape, "obstacle.cylinder");
     const JsonField axis = shape.at("axis");
     const Vec3 a = axis.vec3();
     if (a.norm() == 0.0) axis.fail("must be non-zero");
-    return make_cylinder(shape.at("base").vec3(), a.normalized(), shape.at("radius").positive(),
-                         shape.at("length").positive(), count("segments", 3, 24),
-                         count("rings", 1, 8),
-                         shape.has("capped") ? shape.at("capped").boolean() : true);
+    return make_cylinder(shape.at("base").vec3(), a.normalized(), s.required_number("radius"),
+                         s.required_number("length"), count(s, "segments", 24), count(s, "rings", 8),
+                         s.boolean("capped").value_or(true));
   }
   if (type == "capsule") {
-    shape.expect_keys({"type", "a", "b", "radius", "segments", "rings"});
+    const SchemaObject s(shape, "obstacle.capsule");
     const Vec3 a = shape.at("a").vec3(), b = shape.at("b").vec3();
     if ((b - a).norm() == 0.0) shape.at("b").fail("must differ from a");
-    return make_capsule(a, b, shape.at("radius").positive(), count("segments", 3, 24),
-                        count("rings", 1, 6));
+    return make_capsule(a, b, s.required_number("radius"), count(s, "segments", 24), count(s, "rings", 6));
   }
   return std::nullopt;
 }

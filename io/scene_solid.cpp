@@ -69,14 +69,14 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
   // Generators throw std::invalid_argument for arguments they cannot mesh.
   const auto generate = [&](auto&& make) { return at_field(shape, make); };
   if (type == "tet_bar") {
-    shape.expect_keys({"type", "origin", "cells", "cell"});
+    const SchemaObject s(shape, "tet.tet_bar");
     const JsonField cells = shape.at("cells");
     if (cells.array_size() != 3) cells.fail("expected [nx, ny, nz]");
     const Vec3 origin = shape.at("origin").vec3();
     const std::array<int, 3> n{static_cast<int>(cells[0].integer_in(1, 1024)),
                                static_cast<int>(cells[1].integer_in(1, 1024)),
                                static_cast<int>(cells[2].integer_in(1, 1024))};
-    const double cell = shape.at("cell").positive();
+    const double cell = s.required_number("cell");
     const double voxels = double(n[0]) * n[1] * n[2];
     budget.need_memory(cells,
                        (n[0] + 1.0) * (n[1] + 1.0) * (n[2] + 1.0) * kBytesPerVertex +
@@ -84,11 +84,11 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
                        fmt::format("{} × {} × {} cells: {:.0f} tets", n[0], n[1], n[2], 6 * voxels));
     mesh = generate([&] { return make_tet_bar(origin, n[0], n[1], n[2], cell); });
   } else if (type == "tet_sphere") {
-    shape.expect_keys({"type", "center", "radius", "cells_per_diameter"});
+    const SchemaObject s(shape, "tet.tet_sphere");
     const Vec3 center = shape.at("center").vec3();
-    const double radius = shape.at("radius").positive();
+    const double radius = s.required_number("radius");
     const JsonField per_diameter = shape.at("cells_per_diameter");
-    const int cells = static_cast<int>(per_diameter.integer_in(2, kMaxSphereCells));
+    const int cells = static_cast<int>(*s.integer("cells_per_diameter"));
     // The voxels inside the ball, π/6 of its bounding cube, each 6 tets.
     const double inside = std::numbers::pi / 6.0 * cells * cells * cells;
     budget.need_memory(per_diameter,
@@ -97,21 +97,21 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
                        fmt::format("{} cells per diameter: about {:.0f} tets", cells, 6 * inside));
     mesh = generate([&] { return make_tet_sphere(center, radius, cells); });
   } else if (type == "tet_dinosaur" || type == "tet_dragon") {
-    shape.expect_keys({"type", "origin", "scale", "cell"});
-    const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+    const SchemaObject s(shape, "tet.voxel");
+    const double scale = s.number("scale").value_or(1.0);
     const Vec3 origin = shape.at("origin").vec3();
-    const double cell = shape.at("cell").positive();
+    const double cell = s.required_number("cell");
     mesh = generate([&] {
       return type == "tet_dragon" ? make_tet_dragon(origin, scale, cell)
                                   : make_tet_dinosaur(origin, scale, cell);
     });
   } else {
-    shape.expect_keys({"type", "file", "scale", "translate"});
+    const SchemaObject s(shape, "tet.file");
     const JsonField file = shape.at("file");
     std::filesystem::path p(file.string());
     if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
     mesh = at_field(file, [&] { return type == "tetgen" ? read_tetgen(p.string()) : read_gmsh(p.string()); });
-    const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+    const double scale = s.number("scale").value_or(1.0);
     const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
     for (Vec3& x : mesh.vertices) x = scale * x + t;
   }

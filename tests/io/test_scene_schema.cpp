@@ -218,3 +218,15 @@ TEST_CASE("schema: 'clockwork schema --update' rewrites a drifted table and leav
   CHECK(missing.exit_code == kExitInput);
   CHECK(missing.err.find("none.md: cannot read") != std::string::npos);
 }
+
+TEST_CASE("schema: shapes are checked from the schema, naming the field") {
+  json doc = demo("cloth_drop");
+  json& sphere = doc["obstacles"][0]["shape"];
+  REQUIRE(sphere["type"] == "sphere");
+  sphere["subdivisions"] = 7;  // the generator's limit is 6; the docs said 3 before the schema
+  CHECK(build_error(doc) == "s.json: /obstacles/0/shape/subdivisions: must be an integer in [0, 6], got 7");
+  doc = demo("cloth_drop");
+  doc["obstacles"][0]["shape"]["colour"] = 1;
+  CHECK(build_error(doc) == "s.json: /obstacles/0/shape/colour: unknown key 'colour' (allowed: type, center, "
+                            "radius, subdivisions)");
+}
