@@ -101,7 +101,7 @@ VelocitySpec read_velocity(const std::optional<JsonField>& f, std::size_t vertic
   if (auto list = f->find("vertices")) {
     for (std::size_t i = 0; i < list->array_size(); ++i) {
       const JsonField item = (*list)[i];
-      item.expect_keys({"vertex", "velocity"});
+      SchemaObject(item, "velocity.vertex");
       const auto a = item.at("vertex").integer_in(0, static_cast<long long>(vertices) - 1);
       v.vertices.emplace_back(static_cast<Index>(a), item.at("velocity").vec3());
     }

@@ -31,7 +31,7 @@ auto at_field(const JsonField& field, F&& read) {
 
 /// Vertices inside {"min": [..], "max": [..]}; at least one.
 std::vector<Index> vertices_in_box(const JsonField& box, const TetMesh& mesh) {
-  box.expect_keys({"min", "max"});
+  SchemaObject(box, "box");
   const Vec3 lo = box.at("min").vec3(), hi = box.at("max").vec3();
   if (!(lo.array() <= hi.array()).all()) box.fail("min must not exceed max");
   std::vector<Index> out;
@@ -131,9 +131,6 @@ SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh
   const SchemaObject solid(material, "solid_material");
   SolidMaterial out;
   out.kind = solid.required_choice("model") == "linear" ? FemKind::Linear : FemKind::Corotational;
-  const auto checked = [](const JsonField& f, const char* key) {
-    return *checked_number(f, schema_key("solid_material", key));
-  };
   // Derived quantities that must be finite and positive: the P-wave modulus λ + 2μ,
   // the time a wave takes across the mesh, D sqrt(ρ / (λ + 2μ)) (D the mesh's
   // bounding-box diagonal), and a bound on the assembled stiffness, (λ + 2μ) D times
@@ -163,11 +160,11 @@ SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh
     for (const auto& [name, value] : r->raw().items()) {
       const JsonField f = r->at(name);
       const int region = at_field(f, [&] { return find_region(mesh, name, "the mesh"); });
-      f.expect_keys({"young", "poisson", "density"});
+      const SchemaObject override_of(f, "region_material");
       TetMaterial& m = per_region[region];
-      if (auto y = f.find("young")) m.young = checked(*y, "young");
-      if (auto p = f.find("poisson")) m.poisson = checked(*p, "poisson");
-      if (auto d = f.find("density")) m.density = checked(*d, "density");
+      if (auto y = override_of.number("young")) m.young = *y;
+      if (auto p = override_of.number("poisson")) m.poisson = *p;
+      if (auto d = override_of.number("density")) m.density = *d;
       finite(f, m);
     }
   }
@@ -185,7 +182,7 @@ std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh) {
   std::vector<bool> fixed(mesh.vertices.size(), false);
   std::vector<Index> list;
   if (pins.raw().is_object()) {
-    pins.expect_keys({"box"});
+    SchemaObject(pins, "solid_pins");
     list = vertices_in_box(pins.at("box"), mesh);
   } else {
     list = vertex_list(pins, mesh);
@@ -283,23 +280,23 @@ StaticCollider read_static_collider(const JsonField& c) {
   if (shapes != 1) c.fail("needs exactly one of \"plane\", \"sphere\", \"capsule\", \"box\"");
   const double mu = collider.number("friction").value_or(0.0);
   if (auto plane = c.find("plane")) {
-    plane->expect_keys({"point", "normal"});
+    SchemaObject(*plane, "collision.plane");
     const Vec3 n = plane->at("normal").vec3();
     if (!(n.norm() > 0.0)) plane->at("normal").fail("must be non-zero");
     return StaticCollider::plane(plane->at("point").vec3(), n.normalized(), mu);
   }
   if (auto sphere = c.find("sphere")) {
-    sphere->expect_keys({"center", "radius"});
-    return StaticCollider::sphere(sphere->at("center").vec3(), sphere->at("radius").positive(), mu);
+    const SchemaObject s(*sphere, "collision.sphere");
+    return StaticCollider::sphere(sphere->at("center").vec3(), s.required_number("radius"), mu);
   }
   if (auto capsule = c.find("capsule")) {
-    capsule->expect_keys({"a", "b", "radius"});
+    const SchemaObject s(*capsule, "collision.capsule");
     const Vec3 a = capsule->at("a").vec3(), b = capsule->at("b").vec3();
     if (!((b - a).norm() > 0.0)) capsule->at("b").fail("must differ from \"a\"");
-    return StaticCollider::capsule(a, b, capsule->at("radius").positive(), mu);
+    return StaticCollider::capsule(a, b, s.required_number("radius"), mu);
   }
   const JsonField box = c.at("box");
-  box.expect_keys({"min", "max"});
+  SchemaObject(box, "collision.box");
   const Vec3 lo = box.at("min").vec3(), hi = box.at("max").vec3();
   if (!(lo.array() < hi.array()).all()) box.at("max").fail("must exceed \"min\" in every coordinate");
   return StaticCollider::box(lo, hi, mu);
@@ -349,7 +346,7 @@ SchroederSpec read_schroeder_solid(const JsonField& body, const TetMesh& mesh) {
   if (!partition || (partition->raw().is_string() && partition->choice({"auto"}) == "auto")) {
     // Empty: the World takes the tets touching the boundary surface.
   } else {
-    partition->expect_keys({"semi_implicit_regions"});
+    SchemaObject(*partition, "partition");
     const JsonField names = partition->at("semi_implicit_regions");
     if (names.array_size() == 0) names.fail("needs at least one region name");
     std::vector<bool> chosen(mesh.region_names.size(), false);
