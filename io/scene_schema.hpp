@@ -40,7 +40,10 @@ struct KeyInfo {
   std::string_view choices;      ///< Choice: "a|b|c", the first listed is not implied default
   std::string_view type;         ///< Custom: the type as the docs show it
   std::string_view unit;         ///< SI unit, "" when none
-  std::string_view fallback;     ///< the default as the docs show it; "required" when required
+  /// The default as the docs show it: "required"; a constant (test_scene_schema_defaults
+  /// compares it with the code's); "derived: ..." for one computed from the scene; or, for
+  /// an object or list, what its absence means ("none", "at rest").
+  std::string_view fallback;
   std::string_view meaning;      ///< one line
   bool advanced = false;         ///< lives in the object's "advanced" object
 };

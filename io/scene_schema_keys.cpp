@@ -65,6 +65,9 @@ constexpr SchemaObjectInfo kObjects[] = {
     {"obstacle.capsule", "/obstacles/K/shape", "io (obstacle meshes, io/obstacle_meshes.hpp)"},
 };
 
+// A solid's step sees contact unless told not to, when there is contact to see.
+constexpr const char* kSolidTickContact = "derived: true for a colliding body in a scene with `contact`";
+
 // The knobs that the phantom ticks and the solids' steps share: contact inside the solve.
 #define CW_TICK_CONTACT(OBJ, ON)                                                                    \
   {OBJ, "obstacle_contact", K::Boolean, 0, 0, {}, {}, "", ON,                                       \
@@ -72,7 +75,7 @@ constexpr SchemaObjectInfo kObjects[] = {
    "a colliding body)", true},                                                                      \
       {OBJ, "obstacle_stiffness", K::Positive, 0, 0, {}, {}, "", "10",                              \
        "the obstacle planes' stiffness, × each point's m / h²", true},                              \
-      {OBJ, "obstacle_clearance", K::Positive, 0, 0, {}, {}, "m", "2 × contact thickness",          \
+      {OBJ, "obstacle_clearance", K::Positive, 0, 0, {}, {}, "m", "derived: 2 η1 (2 × contact thickness)",          \
        "distance the obstacle planes keep a landing point off the obstacle", true},                 \
       {OBJ, "deformable_contact", K::Boolean, 0, 0, {}, {}, "", ON,                                 \
        "the solve sees the contact system's near element pairs, each as a plane; the other body "   \
@@ -80,7 +83,7 @@ constexpr SchemaObjectInfo kObjects[] = {
        true},                                                                                       \
       {OBJ, "deformable_stiffness", K::Positive, 0, 0, {}, {}, "", "10",                            \
        "the pair planes' stiffness, × the pair's reduced mass / h²", true},                         \
-      {OBJ, "deformable_clearance", K::Positive, 0, 0, {}, {}, "m", "contact thickness",            \
+      {OBJ, "deformable_clearance", K::Positive, 0, 0, {}, {}, "m", "derived: η1 (the contact thickness)",            \
        "a pair plane stops the pair from closing below min(gap, this)", true}
 
 constexpr KeyInfo kKeys[] = {
@@ -155,7 +158,7 @@ constexpr KeyInfo kKeys[] = {
      "k, cycled along the chain (FPU: `[stiff, soft]`)"},
     {"chain_material", "quartic", K::Custom, 0, 0, {}, "number ≥ 0 or array", "N/m³", "0",
      "β of V = ½ k (l − L)² + ¼ β (l − L)⁴, cycled"},
-    {"chain_material", "rest_length", K::Positive, 0, 0, {}, {}, "m", "initial segment length", "L"},
+    {"chain_material", "rest_length", K::Positive, 0, 0, {}, {}, "m", "derived: the initial segment lengths", "L"},
     {"velocity", "linear", K::Custom, 0, 0, {}, "[x, y, z]", "m/s", "0", "added to every vertex"},
     {"velocity", "angular", K::Custom, 0, 0, {}, "[x, y, z]", "rad/s", "0", "about the mass centre"},
     {"velocity", "random", K::NonNegative, 0, 0, {}, {}, "m/s", "0",
@@ -282,9 +285,9 @@ constexpr KeyInfo kKeys[] = {
      "`{\"REGION\": {\"young\", \"poisson\", \"density\"}}`: overrides for a mesh region's tets"},
     {"rayleigh", "alpha", K::NonNegative, 0, 0, {}, {}, "1/s", "0", "mass-proportional damping α"},
     {"rayleigh", "beta", K::NonNegative, 0, 0, {}, {}, "s", "0", "stiffness-proportional damping β"},
-    {"region_material", "young", K::Positive, 0, 0, {}, {}, "Pa", "the material's", "the region's Young's modulus"},
-    {"region_material", "poisson", K::HalfOpen, 0, 0.5, {}, {}, "", "the material's", "the region's Poisson's ratio"},
-    {"region_material", "density", K::Positive, 0, 0, {}, {}, "kg/m³", "the material's", "the region's density"},
+    {"region_material", "young", K::Positive, 0, 0, {}, {}, "Pa", "derived: the material's", "the region's Young's modulus"},
+    {"region_material", "poisson", K::HalfOpen, 0, 0.5, {}, {}, "", "derived: the material's", "the region's Poisson's ratio"},
+    {"region_material", "density", K::Positive, 0, 0, {}, {}, "kg/m³", "derived: the material's", "the region's density"},
     {"solid_pins", "box", K::Custom, 0, 0, {}, "object", "", "required",
      "every vertex in the box, below (or give `pins` as an array of vertex indices)"},
     {"box", "min", K::Custom, 0, 0, {}, "[x, y, z]", "m", "required", "the lowest corner"},
@@ -305,11 +308,11 @@ constexpr KeyInfo kKeys[] = {
      true},
     {"backward_euler.advanced", "damping", K::Choice, 0, 0, "projected|tangent", {}, "", "`\"projected\"`",
      "Rayleigh K projected to PSD at the step's start (never adds energy), or the tangent at its end", true},
-    CW_TICK_CONTACT("backward_euler.advanced", "true"),
+    CW_TICK_CONTACT("backward_euler.advanced", kSolidTickContact),
     {"zhao", "h_L", K::Positive, 0, 0, {}, {}, "s", "required", "the large step"},
     {"zhao", "regions", K::Custom, 0, 0, {}, "array, ≥ 1", "", "required", "the small-step regions, below"},
     {"zhao", "advanced", K::Custom, 0, 0, {}, "object", "", "none", "the numerical knobs below"},
-    {"zhao.region", "name", K::String, 0, 0, {}, {}, "", "`S1`, `S2`, …", "the region's name in messages"},
+    {"zhao.region", "name", K::String, 0, 0, {}, {}, "", "derived: `S1`, `S2`, … by position", "the region's name in messages"},
     {"zhao.region", "m", K::Integer, 1, 1000000, {}, {}, "", "required", "h_L / h_S, a positive integer"},
     {"zhao.region", "regions", K::Custom, 0, 0, {}, "array", "", "one of three", "mesh region names"},
     {"zhao.region", "vertices", K::Custom, 0, 0, {}, "array", "", "one of three", "vertex indices"},
@@ -323,7 +326,7 @@ constexpr KeyInfo kKeys[] = {
      "tets touching a region integrated at h_S on all their vertices, or eq. 14/19 as published", true},
     {"zhao.advanced", "damping", K::Choice, 0, 0, "projected|tangent", {}, "", "`\"projected\"`",
      "the step linearises with K̂(x_n) projected to PSD, or the unprojected K(x_n) (eq. 5 as printed)", true},
-    CW_TICK_CONTACT("zhao.advanced", "true"),
+    CW_TICK_CONTACT("zhao.advanced", kSolidTickContact),
     {"schroeder", "frame_dt", K::Positive, 0, 0, {}, {}, "s", "required", "the period of the coupled step"},
     {"schroeder", "substep", K::AutoPositive, 0, 0, {}, {}, "s", "\"auto\"",
      "must divide `frame_dt`; auto: safety × √2/ω_max of the semi-implicit elements, rounded down"},
@@ -377,21 +380,21 @@ constexpr KeyInfo kKeys[] = {
     {"collision.box", "max", K::Custom, 0, 0, {}, "[x, y, z]", "m", "required",
      "the highest corner, above `min` in every coordinate"},
     // --- contact ---------------------------------------------------------------------
-    {"contact", "thickness", K::AutoPositive, 0, 0, {}, {}, "m", "0.1 × mean edge", "η1, the first layer's thickness"},
+    {"contact", "thickness", K::AutoPositive, 0, 0, {}, {}, "m", "derived: 0.1 × mean edge", "η1, the first layer's thickness"},
     {"contact", "friction", K::NonNegative, 0, 0, {}, {}, "", "0", "Coulomb coefficient μ"},
-    {"contact", "period", K::AutoPositive, 0, 0, {}, {}, "s", "safety · 2 / sqrt(2 r1 / m_min)",
+    {"contact", "period", K::AutoPositive, 0, 0, {}, {}, "s", "derived: safety · 2 / sqrt(2 r1 / m_min)",
      "h1, the first layer's period"},
     {"contact", "advanced", K::Custom, 0, 0, {}, "object", "", "none", "the numerical knobs below"},
-    {"contact.advanced", "stiffness", K::AutoPositive, 0, 0, {}, {}, "N/m", "1000 m̄ max(g, 9.81) / η1",
+    {"contact.advanced", "stiffness", K::AutoPositive, 0, 0, {}, {}, "N/m", "derived: 1000 m̄ max(g, 9.81) / η1",
      "r1, the first layer's stiffness", true},
     {"contact.advanced", "safety", K::UnitInterval, 0, 0, {}, {}, "", "0.1", "scales the default period", true},
-    {"contact.advanced", "cell_size", K::AutoPositive, 0, 0, {}, {}, "m", "2 × mean edge",
+    {"contact.advanced", "cell_size", K::AutoPositive, 0, 0, {}, {}, "m", "derived: 2 × mean edge",
      "hash-grid cell; must exceed the thickness", true},
     {"contact.advanced", "max_layers", K::Integer, 1, 1048576, {}, {}, "", "4096",
      "a pair this deep stops the run with an error naming it", true},
-    {"contact.advanced", "slack_near", K::AutoNonNegative, 0, 0, {}, {}, "m/s", "3 sqrt(max(g, 9.81) × mean edge)",
+    {"contact.advanced", "slack_near", K::AutoNonNegative, 0, 0, {}, {}, "m/s", "derived: 3 sqrt(max(g, 9.81) × mean edge)",
      "velocity-envelope slack of element-pair certificates (0: exact rescheduling)", true},
-    {"contact.advanced", "slack_far", K::AutoNonNegative, 0, 0, {}, {}, "m/s", "as `slack_near`",
+    {"contact.advanced", "slack_far", K::AutoNonNegative, 0, 0, {}, {}, "m/s", "derived: as `slack_near`",
      "velocity-envelope slack of triangle-pair and grid certificates", true},
     {"contact.advanced", "adaptive_slack", K::Boolean, 0, 0, {}, {}, "", "true",
      "per-vertex slacks that double (up to 8×) where a velocity leaves its envelope early", true},
