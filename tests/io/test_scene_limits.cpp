@@ -98,9 +98,9 @@ TEST_CASE("memory: a ground of 4096 divisions and a 1024-cube tet bar are refuse
 
 TEST_CASE("memory: a contact cell_size of 1e-9 m is refused before the grid is built") {
   json doc = hanging_cloth();
-  doc["contact"] = {{"cell_size", 1e-9}, {"thickness", 1e-10}};
+  doc["contact"] = {{"advanced", {{"cell_size", 1e-9}}}, {"thickness", 1e-10}};
   check_refused(doc, "cell_size",
-                {"/contact/cell_size: ", "(triangle, cell) entries of the contact grid (cell size 1e-09 m): an estimated",
+                {"/contact/advanced/cell_size: ", "(triangle, cell) entries of the contact grid (cell size 1e-09 m): an estimated",
                  "above the memory limit", "got 1e-09"});
 }
 
