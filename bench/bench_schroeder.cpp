@@ -73,11 +73,11 @@ bool g_constrain = true;  // §6 contacts as constraints of the solves
 
 json integrator_settings(const Scheme& s, bool ground) {
   json f = {{"frame_dt", kFrame}};
-  if (s.integrator == "schroeder") f["epsilon"] = s.epsilon;
+  if (s.integrator == "schroeder") f["advanced"]["epsilon"] = s.epsilon;
   if (ground) {
     f["collisions"] =
         json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}, "friction": 0.3}])");
-    f["constrain_collisions"] = g_constrain;
+    f["advanced"]["constrain_collisions"] = g_constrain;
   }
   return f;
 }

@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <system_error>
 
 #include "io/check_frames.hpp"
@@ -23,6 +25,7 @@
 #include "io/run_folder.hpp"
 #include "io/scene.hpp"
 #include "io/scene_error.hpp"
+#include "io/scene_schema.hpp"
 #include "io/view_server.hpp"
 
 namespace {
@@ -46,6 +49,32 @@ int summarise(const clockwork::Scene& scene) {
 }
 
 /// Exit 0: no frame has intersecting triangles; 1: some do (listed).
+/// `clockwork schema`: the scene format's key tables from io/scene_schema, printed, or
+/// rewritten in place in FILE (docs/scene-format.md) between its schema markers.
+int schema(const std::string& update) {
+  if (update.empty()) {
+    for (const clockwork::SchemaObjectInfo& o : clockwork::schema_objects())
+      fmt::print("### {}\n\n{}\n", o.name, clockwork::schema_table(o.name));
+    return 0;
+  }
+  std::ifstream in(update);
+  if (!in) throw clockwork::SceneError(fmt::format("{}: cannot read", update));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string updated;
+  try {
+    updated = clockwork::update_schema_tables(text.str());
+  } catch (const std::invalid_argument& e) {
+    throw clockwork::SceneError(fmt::format("{}: {}", update, e.what()));
+  }
+  if (updated == text.str()) return 0;
+  std::ofstream out(update);
+  out << updated;
+  if (!out) throw clockwork::IoError(fmt::format("{}: cannot write", update));
+  fmt::print("{}: key tables rewritten\n", update);
+  return 0;
+}
+
 int check_intersections(const std::string& dir) {
   const auto frames = clockwork::check_frames(dir);
   std::size_t bad_frames = 0, pairs = 0;
@@ -185,6 +214,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 65535));
   view_cmd->add_option("--viewer", viewer_dir, "The viewer's folder (default: viewer/ of the sources)");
 
+  std::string schema_update;
+  auto* schema_cmd = app.add_subcommand(
+      "schema", "Print the scene format's key tables (from io/scene_schema), or rewrite them in FILE");
+  schema_cmd->add_option("--update", schema_update,
+                         "Rewrite the generated tables of FILE (docs/scene-format.md) in place");
+
   try {
     // An unknown command is named (CLI11 would say only that an argument was unexpected).
     if (argc > 1 && argv[1][0] != '-') {
@@ -224,6 +259,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*check) return check_intersections(check_dir);
+    if (*schema_cmd) return schema(schema_update);
     if (*plot_cmd) return plot(plot_dir);
     if (*view_cmd) return view(view_dir, port, viewer_dir);
     if (*render_cmd) {

@@ -66,11 +66,13 @@ void JsonField::fail(std::string_view what) const {
                                what, shown(*value_)));
 }
 
-void JsonField::expect_keys(std::initializer_list<std::string_view> allowed) const {
+void JsonField::expect_keys(std::span<const std::string_view> allowed,
+                            std::span<const std::string_view> also) const {
   if (!value_->is_object()) fail("expected an object");
   for (const auto& [key, value] : value_->items()) {
     bool known = false;
     for (auto a : allowed) known = known || key == a;
+    for (auto a : also) known = known || key == a;
     if (!known) {
       std::string list;
       for (auto a : allowed) list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
@@ -170,7 +172,7 @@ std::string JsonField::file_name() const {
   return s;
 }
 
-std::string JsonField::choice(std::initializer_list<std::string_view> choices) const {
+std::string JsonField::choice(std::span<const std::string_view> choices) const {
   std::string s = string();
   for (auto c : choices)
     if (s == c) return s;

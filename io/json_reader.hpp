@@ -5,6 +5,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -27,7 +28,12 @@ class JsonField {
 
   // --- objects ------------------------------------------------------------------
   /// Requires an object whose keys are all in `allowed`.
-  void expect_keys(std::initializer_list<std::string_view> allowed) const;
+  void expect_keys(std::initializer_list<std::string_view> allowed) const {
+    expect_keys(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
+  /// `also` are accepted too but not listed in the message (keys at an old place).
+  void expect_keys(std::span<const std::string_view> allowed,
+                   std::span<const std::string_view> also = {}) const;
   JsonField at(std::string_view key) const;  ///< required member
   std::optional<JsonField> find(std::string_view key) const;
   bool has(std::string_view key) const;
@@ -50,7 +56,10 @@ class JsonField {
   /// starting with '.' (no "..", no hidden files, no '/', no control characters).
   std::string file_name() const;
   /// One of `choices`.
-  std::string choice(std::initializer_list<std::string_view> choices) const;
+  std::string choice(std::initializer_list<std::string_view> choices) const {
+    return choice(std::span<const std::string_view>(choices.begin(), choices.size()));
+  }
+  std::string choice(std::span<const std::string_view> choices) const;
   Vec3 vec3() const;  ///< array of three finite numbers
 
  private:

@@ -12,6 +12,7 @@
 #include "io/obstacle_meshes.hpp"
 #include "io/scene_contact.hpp"
 #include "io/scene_limits.hpp"
+#include "io/scene_schema.hpp"
 #include "io/scene_shapes.hpp"
 #include "io/scene_solid.hpp"
 #include "io/world/world.hpp"
@@ -20,28 +21,18 @@ namespace clockwork {
 
 namespace {
 
-double period_field(const std::optional<JsonField>& f) {
-  if (!f) return kAutoPeriod;
-  if (f->raw().is_string()) {
-    f->choice({"auto"});
-    return kAutoPeriod;
-  }
-  return f->positive();
-}
-
 PeriodSpec read_periods(const std::optional<JsonField>& f) {
   PeriodSpec p;
   if (!f) return p;
-  f->expect_keys({"membrane", "bending", "spring", "gravity", "wind", "safety"});
-  p.membrane = period_field(f->find("membrane"));
-  p.bending = period_field(f->find("bending"));
-  p.spring = period_field(f->find("spring"));
-  p.gravity = period_field(f->find("gravity"));
-  p.wind = period_field(f->find("wind"));
-  if (auto s = f->find("safety")) {
-    p.safety = s->number();
-    if (!(p.safety > 0.0 && p.safety <= 1.0)) s->fail("must be in (0, 1]");
-  }
+  const SchemaObject periods(*f, "periods");
+  // Absent or "auto": the stability estimate (kAutoPeriod).
+  const auto period = [&](const char* key) { return periods.number(key).value_or(kAutoPeriod); };
+  p.membrane = period("membrane");
+  p.bending = period("bending");
+  p.spring = period("spring");
+  p.gravity = period("gravity");
+  p.wind = period("wind");
+  if (auto s = periods.number("safety")) p.safety = *s;
   return p;
 }
 
@@ -103,14 +94,14 @@ VelocitySpec read_velocity(const std::optional<JsonField>& f, std::size_t vertic
   VelocitySpec v;
   if (!f) return v;
   v.given = true;
-  f->expect_keys({"linear", "angular", "random", "vertices"});
+  const SchemaObject velocity(*f, "velocity");
   if (auto l = f->find("linear")) v.linear = l->vec3();
   if (auto a = f->find("angular")) v.angular = a->vec3();
-  if (auto r = f->find("random")) v.random = r->non_negative();
+  if (auto r = velocity.number("random")) v.random = *r;
   if (auto list = f->find("vertices")) {
     for (std::size_t i = 0; i < list->array_size(); ++i) {
       const JsonField item = (*list)[i];
-      item.expect_keys({"vertex", "velocity"});
+      SchemaObject(item, "velocity.vertex");
       const auto a = item.at("vertex").integer_in(0, static_cast<long long>(vertices) - 1);
       v.vertices.emplace_back(static_cast<Index>(a), item.at("velocity").vec3());
     }
@@ -129,7 +120,8 @@ struct BodyPins {
 /// the object may name the subset of the pins it moves (`pins`) and a `release` time.
 MotionSpec read_motion(const JsonField& motion, const std::vector<Index>& pins,
                        const TriangleMesh& mesh, const BodyPins* body_pins = nullptr) {
-  if (body_pins) motion.expect_keys({"keyframes", "pins", "release"});
+  // Solids' pins and obstacles move whole: of the schema's pin_motion keys only keyframes.
+  if (body_pins) SchemaObject(motion, "pin_motion");
   else motion.expect_keys({"keyframes"});
   if (pins.empty()) motion.fail("pin_motion needs pins");
   MotionSpec m;
@@ -143,12 +135,13 @@ MotionSpec read_motion(const JsonField& motion, const std::vector<Index>& pins,
   }
   const JsonField keys = motion.at("keyframes");
   if (keys.array_size() < 2) keys.fail("needs at least two keyframes");
-  if (body_pins && motion.has("release")) m.release = motion.at("release").positive();
+  if (body_pins && motion.has("release"))
+    m.release = *checked_number(motion.at("release"), schema_key("pin_motion", "release"));
   for (std::size_t i = 0; i < keys.array_size(); ++i) {
     const JsonField key = keys[i];
-    key.expect_keys({"time", "offset"});
+    const SchemaObject keyframe(key, "keyframe");
     const JsonField t = key.at("time");
-    const double time = t.non_negative();
+    const double time = keyframe.required_number("time");
     if (i == 0 && time != 0.0) t.fail("the first keyframe must be at time 0");
     if (i > 0 && !(time > m.keyframes.back().time)) t.fail("keyframe times must increase strictly");
     m.keyframes.push_back(Keyframe{time, key.at("offset").vec3()});
@@ -162,30 +155,29 @@ class SceneReader {
       : root_(doc, file), base_dir_(base_dir) {}
 
   World read() {
-    root_.expect_keys({"name", "description", "end_time", "frame_rate", "seed", "gravity", "wind",
-                       "output", "bodies", "contact", "obstacles"});
+    const SchemaObject root(root_, "scene");
     WorldSettings settings;
     settings.name = root_.at("name").file_name();  // the default output folder out/<name>
     if (auto d = root_.find("description")) settings.description = d->string();
-    settings.end_time = root_.at("end_time").positive();
-    settings.frame_rate = root_.at("frame_rate").positive();
+    settings.end_time = root.required_number("end_time");
+    settings.frame_rate = root.required_number("frame_rate");
     const double frames = settings.end_time * settings.frame_rate;
     if (!(frames <= kMaxFrames))
       root_.at("frame_rate").fail(fmt::format(
           "with end_time {} s (/end_time) asks for {:.3g} frames, above the limit of {:.0f} "
           "(docs/scene-format.md \"Limits\")",
           settings.end_time, frames, kMaxFrames));
-    settings.seed = root_.has("seed") ? static_cast<std::uint64_t>(root_.at("seed").integer_in(0, 1LL << 62)) : 0;
+    settings.seed = static_cast<std::uint64_t>(root.integer("seed").value_or(0));
     if (auto g = root_.find("gravity")) settings.gravity = g->vec3();
     if (auto w = root_.find("wind")) {
-      w->expect_keys({"velocity", "drag"});
+      const SchemaObject wind(*w, "wind");
       settings.wind_velocity = w->at("velocity").vec3();
-      settings.wind_drag = w->at("drag").non_negative();
+      settings.wind_drag = wind.required_number("drag");
     }
     if (auto out = root_.find("output")) {
-      out->expect_keys({"obj", "ply"});
-      if (auto f = out->find("obj")) settings.write_obj = f->boolean();
-      if (auto f = out->find("ply")) settings.write_ply = f->boolean();
+      const SchemaObject output(*out, "output");
+      if (auto f = output.boolean("obj")) settings.write_obj = *f;
+      if (auto f = output.boolean("ply")) settings.write_ply = *f;
     }
     World world(settings);
     world_ = &world;
@@ -203,9 +195,7 @@ class SceneReader {
 
  private:
   void read_body(const JsonField& b) {
-    b.expect_keys({"name", "shape", "material", "pins", "pin_motion", "velocity", "periods",
-                   "collide", "integrator", "phantom", "backward_euler", "zhao", "self_contact",
-                   "schroeder", "semi_implicit", "fully_implicit", "allow_unstable_periods"});
+    SchemaObject(b, "body");
     const std::string name = b.at("name").file_name();  // frames are <name>_NNNNN.obj/.ply
     const bool collide = !b.has("collide") || b.at("collide").boolean();
     if (is_tet_shape(b.at("shape"))) {
@@ -226,22 +216,20 @@ class SceneReader {
     spec.phantom = read_phantom(b, springs);
     const JsonField material = b.at("material");
     if (springs) {
-      material.expect_keys({"node_mass", "stiffness", "quartic", "rest_length"});
+      const SchemaObject chain(material, "chain_material");
       ChainMaterial m;
-      m.node_mass = material.at("node_mass").positive();
+      m.node_mass = chain.required_number("node_mass");
       m.stiffness = read_list(material.at("stiffness"), /*positive=*/true);
       if (auto q = material.find("quartic")) m.quartic = read_list(*q, /*positive=*/false);
-      if (auto r = material.find("rest_length")) m.rest_length = r->positive();
+      if (auto r = chain.number("rest_length")) m.rest_length = *r;
       spec.material = std::move(m);
     } else {
-      material.expect_keys({"area_density", "young", "poisson", "bending"});
+      const SchemaObject cloth(material, "cloth_material");
       ShellMaterial m;
-      m.area_density = material.at("area_density").positive();
-      m.young = material.at("young").positive();
-      const JsonField poisson = material.at("poisson");
-      m.poisson = poisson.number();
-      if (!(m.poisson >= 0.0 && m.poisson < 0.5)) poisson.fail("must be in [0, 0.5)");
-      m.bending = material.at("bending").non_negative();
+      m.area_density = cloth.required_number("area_density");
+      m.young = cloth.required_number("young");
+      m.poisson = cloth.required_number("poisson");
+      m.bending = cloth.required_number("bending");
       spec.material = m;
       check_shell_geometry(spec, *spec.origin);
     }
@@ -272,7 +260,10 @@ class SceneReader {
       spec.integrator = read_schroeder_solid(b, spec.mesh);
     } else {
       std::visit([&](auto&& s) { spec.integrator = std::move(s); }, read_solid_integrator(b, spec.mesh));
-      const JsonField f = b.at(std::holds_alternative<ZhaoSpec>(spec.integrator) ? "zhao" : "backward_euler");
+      const bool zhao = std::holds_alternative<ZhaoSpec>(spec.integrator);
+      // Read a second time here (read_solid_integrator warned about knobs at old places).
+      const SchemaObject f(b.at(zhao ? "zhao" : "backward_euler"), zhao ? "zhao" : "backward_euler",
+                           /*warn=*/false);
       const bool collides = contact_.has_value() && collide;
       SolveContactSpec obstacles, pairs;
       obstacles.on = read_tick_contact(f, b, "obstacle", obstacles.settings, collides);
@@ -300,35 +291,26 @@ class SceneReader {
       return std::nullopt;
     }
     if (springs) b.at("integrator").fail("phantom needs a triangle mesh body, not a chain");
-    const JsonField f = b.at("phantom");
-    f.expect_keys({"h_imp", "solver", "tolerance", "max_iterations", "refresh", "stall_iterations",
-                   "rayleigh_beta", "tick_rule", "factorization", "max_halvings", "calm_ticks",
-                   "contact_mass", "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
-                   "deformable_contact", "deformable_stiffness", "deformable_clearance"});
+    const SchemaObject f(b.at("phantom"), "phantom");
     PhantomSpec p;
-    p.h_imp = f.at("h_imp").positive();
-    if (auto k = f.find("solver"))
-      p.solver.kind = k->choice({"newton", "ncg"}) == "newton" ? ImplicitSolverKind::ProjectedNewton
-                                                               : ImplicitSolverKind::PreconditionedNcg;
-    if (auto t = f.find("tolerance")) p.solver.tolerance = t->positive();
-    if (auto m = f.find("max_iterations")) p.solver.max_iterations = static_cast<int>(m->integer_in(1, 100000));
-    if (auto r = f.find("refresh")) p.solver.refresh = static_cast<int>(r->integer_in(1, 1000000));
-    if (auto st = f.find("stall_iterations"))
-      p.solver.stall_iterations = static_cast<int>(st->integer_in(1, 100000));
-    if (auto d = f.find("rayleigh_beta")) p.solver.rayleigh_beta = d->non_negative();
-    if (auto r = f.find("tick_rule"))
-      p.solver.theta = r->choice({"midpoint", "backward_euler"}) == "backward_euler" ? 1.0 : 0.5;
-    if (auto c = f.find("factorization"))
-      p.solver.factorization = c->choice({"simplicial", "vertex_block"}) == "vertex_block"
-                                   ? TickFactorization::VertexBlock
-                                   : TickFactorization::Simplicial;
-    if (auto m = f.find("max_halvings")) p.halving.max_halvings = static_cast<int>(m->integer_in(0, 30));
+    p.h_imp = f.required_number("h_imp");
+    if (auto k = f.choice("solver"))
+      p.solver.kind = *k == "newton" ? ImplicitSolverKind::ProjectedNewton : ImplicitSolverKind::PreconditionedNcg;
+    if (auto t = f.number("tolerance")) p.solver.tolerance = *t;
+    if (auto m = f.integer("max_iterations")) p.solver.max_iterations = static_cast<int>(*m);
+    if (auto r = f.integer("refresh")) p.solver.refresh = static_cast<int>(*r);
+    if (auto st = f.integer("stall_iterations")) p.solver.stall_iterations = static_cast<int>(*st);
+    if (auto d = f.number("rayleigh_beta")) p.solver.rayleigh_beta = *d;
+    if (auto r = f.choice("tick_rule")) p.solver.theta = *r == "backward_euler" ? 1.0 : 0.5;
+    if (auto c = f.choice("factorization"))
+      p.solver.factorization = *c == "vertex_block" ? TickFactorization::VertexBlock : TickFactorization::Simplicial;
+    if (auto m = f.integer("max_halvings")) p.halving.max_halvings = static_cast<int>(*m);
     if (auto c = f.find("calm_ticks")) {
       if (p.halving.max_halvings == 0) c->fail("needs \"max_halvings\" of at least 1");
-      p.halving.calm_ticks = static_cast<int>(c->integer_in(1, 1000000));
+      p.halving.calm_ticks = static_cast<int>(*f.integer("calm_ticks"));
     }
     if (auto c = f.find("contact_mass")) {
-      p.contact_on_whole = c->choice({"primary", "whole"}) == "whole";
+      p.contact_on_whole = *f.choice("contact_mass") == "whole";
       if (p.contact_on_whole && !contact_) c->fail("needs a \"contact\" object in the scene");
     }
     p.obstacles.on = read_tick_contact(f, b, "obstacle", p.obstacles.settings);
@@ -339,11 +321,11 @@ class SceneReader {
   /// The `KIND_contact`, `KIND_stiffness` and `KIND_clearance` keys of a phantom or a
   /// solid's step (docs/phantom.md "Obstacles in the tick", "Near pairs in the tick");
   /// whether the switch is on.
-  bool read_tick_contact(const JsonField& f, const JsonField& b, const std::string& kind,
+  bool read_tick_contact(const SchemaObject& f, const JsonField& b, const std::string& kind,
                          TickContactSettings& settings, bool default_on = false) {
     bool on = default_on;
     if (auto o = f.find(kind + "_contact")) {
-      on = o->boolean();
+      on = *f.boolean(kind + "_contact");
       if (on && !contact_) o->fail("needs a \"contact\" object in the scene");
       if (on && b.has("collide") && !b.at("collide").boolean())
         o->fail("needs a colliding body (\"collide\": false)");
@@ -351,18 +333,18 @@ class SceneReader {
     const std::string needs = fmt::format("needs \"{}_contact\": true", kind);
     if (auto k = f.find(kind + "_stiffness")) {
       if (!on) k->fail(needs);
-      settings.stiffness = k->positive();
+      settings.stiffness = *f.number(kind + "_stiffness");
     }
     if (auto c = f.find(kind + "_clearance")) {
       if (!on) c->fail(needs);
-      settings.clearance = c->positive();
+      settings.clearance = *f.number(kind + "_clearance");
     }
     return on;
   }
 
   /// Obstacles: kinematic meshes (infinite mass), static or following keyframes.
   void read_obstacle(const JsonField& o) {
-    o.expect_keys({"name", "shape", "motion"});
+    SchemaObject(o, "obstacle");
     ObstacleSpec spec;
     spec.name = o.at("name").file_name();
     spec.origin = json_origin(o);

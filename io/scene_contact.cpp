@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "io/obstacle_meshes.hpp"
+#include "io/scene_schema.hpp"
 
 namespace clockwork {
 
@@ -12,37 +13,23 @@ namespace {
 /// Envelope slack in units of sqrt(g ē), for both levels (measured, docs/contact.md).
 constexpr double kSlackFactor = 3.0;
 
-/// "auto" (or absent) → nothing; otherwise a number > 0, or >= 0 with `zero_ok`.
-std::optional<double> auto_or_number(const std::optional<JsonField>& f, bool zero_ok = false) {
-  if (!f) return std::nullopt;
-  if (f->raw().is_string()) {
-    f->choice({"auto"});
-    return std::nullopt;
-  }
-  return zero_ok ? f->non_negative() : f->positive();
-}
 }  // namespace
 
 ContactSettings read_contact_settings(const JsonField& f) {
-  f.expect_keys({"thickness", "stiffness", "period", "cell_size", "friction", "safety",
-                 "max_layers", "slack_near", "slack_far", "adaptive_slack", "vertex_periods",
-                 "position_slack"});
+  const SchemaObject c(f, "contact");
   ContactSettings s;
-  s.thickness = auto_or_number(f.find("thickness"));
-  s.stiffness = auto_or_number(f.find("stiffness"));
-  s.period = auto_or_number(f.find("period"));
-  s.cell_size = auto_or_number(f.find("cell_size"));
-  if (auto m = f.find("friction")) s.friction = m->non_negative();
-  s.slack_near = auto_or_number(f.find("slack_near"), /*zero_ok=*/true);
-  s.slack_far = auto_or_number(f.find("slack_far"), /*zero_ok=*/true);
-  if (auto m = f.find("adaptive_slack")) s.adaptive_slack = m->boolean();
-  if (auto m = f.find("vertex_periods")) s.vertex_periods = m->boolean();
-  if (auto m = f.find("position_slack")) s.position_slack = m->non_negative();
-  if (auto m = f.find("safety")) {
-    s.safety = m->number();
-    if (!(s.safety > 0.0 && s.safety <= 1.0)) m->fail("must be in (0, 1]");
-  }
-  if (auto m = f.find("max_layers")) s.max_layers = static_cast<int>(m->integer_in(1, 1 << 20));
+  s.thickness = c.number("thickness");
+  s.stiffness = c.number("stiffness");
+  s.period = c.number("period");
+  s.cell_size = c.number("cell_size");
+  if (auto m = c.number("friction")) s.friction = *m;
+  s.slack_near = c.number("slack_near");
+  s.slack_far = c.number("slack_far");
+  if (auto m = c.boolean("adaptive_slack")) s.adaptive_slack = *m;
+  if (auto m = c.boolean("vertex_periods")) s.vertex_periods = *m;
+  if (auto m = c.number("position_slack")) s.position_slack = *m;
+  if (auto m = c.number("safety")) s.safety = *m;
+  if (auto m = c.integer("max_layers")) s.max_layers = static_cast<int>(*m);
   return s;
 }
 
@@ -85,38 +72,35 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
 std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget) {
   const std::string type = shape.at("type").string();
   // The generators validate their arguments too; the reader names the field first.
-  const auto count = [&](const char* key, long long lo, long long def) {
-    return shape.has(key) ? static_cast<int>(shape.at(key).integer_in(lo, 4096)) : int(def);
+  const auto count = [&](const SchemaObject& s, const char* key, int def) {
+    return static_cast<int>(s.integer(key).value_or(def));
   };
   if (type == "ground") {
-    shape.expect_keys({"type", "center", "half_size", "divisions"});
-    const int n = count("divisions", 1, 8);
+    const SchemaObject s(shape, "obstacle.ground");
+    const int n = count(s, "divisions", 8);
     budget.need_memory(shape.has("divisions") ? shape.at("divisions") : shape,
                        (n + 1.0) * (n + 1.0) * kBytesPerVertex + 2.0 * n * n * kBytesPerTriangle,
                        fmt::format("{0} × {0} divisions: {1:.0f} triangles", n, 2.0 * n * n));
-    return make_ground(shape.at("center").vec3(), shape.at("half_size").positive(), n);
+    return make_ground(shape.at("center").vec3(), s.required_number("half_size"), n);
   }
   if (type == "sphere") {
-    shape.expect_keys({"type", "center", "radius", "subdivisions"});
-    return make_sphere(shape.at("center").vec3(), shape.at("radius").positive(),
-                       count("subdivisions", 0, 3));
+    const SchemaObject s(shape, "obstacle.sphere");
+    return make_sphere(shape.at("center").vec3(), s.required_number("radius"), count(s, "subdivisions", 3));
   }
   if (type == "cylinder") {
-    shape.expect_keys({"type", "base", "axis", "radius", "length", "segments", "rings", "capped"});
+    const SchemaObject s(shape, "obstacle.cylinder");
     const JsonField axis = shape.at("axis");
     const Vec3 a = axis.vec3();
     if (a.norm() == 0.0) axis.fail("must be non-zero");
-    return make_cylinder(shape.at("base").vec3(), a.normalized(), shape.at("radius").positive(),
-                         shape.at("length").positive(), count("segments", 3, 24),
-                         count("rings", 1, 8),
-                         shape.has("capped") ? shape.at("capped").boolean() : true);
+    return make_cylinder(shape.at("base").vec3(), a.normalized(), s.required_number("radius"),
+                         s.required_number("length"), count(s, "segments", 24), count(s, "rings", 8),
+                         s.boolean("capped").value_or(true));
   }
   if (type == "capsule") {
-    shape.expect_keys({"type", "a", "b", "radius", "segments", "rings"});
+    const SchemaObject s(shape, "obstacle.capsule");
     const Vec3 a = shape.at("a").vec3(), b = shape.at("b").vec3();
     if ((b - a).norm() == 0.0) shape.at("b").fail("must differ from a");
-    return make_capsule(a, b, shape.at("radius").positive(), count("segments", 3, 24),
-                        count("rings", 1, 6));
+    return make_capsule(a, b, s.required_number("radius"), count(s, "segments", 24), count(s, "rings", 6));
   }
   return std::nullopt;
 }

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <numbers>
 
+#include "io/scene_schema.hpp"
+
 namespace clockwork {
 
 namespace {
@@ -25,7 +27,7 @@ std::pair<Vec3, Vec3> read_axes(const JsonField& shape) {
 
 /// {"type": "mesh", "vertices": [[x,y,z], ...], "triangles": [[i,j,k], ...]}.
 TriangleMesh read_inline_mesh(const JsonField& shape) {
-  shape.expect_keys({"type", "vertices", "triangles"});
+  SchemaObject(shape, "shape.mesh");
   TriangleMesh m;
   const JsonField v = shape.at("vertices"), t = shape.at("triangles");
   for (std::size_t i = 0; i < v.array_size(); ++i) m.vertices.push_back(v[i].vec3());
@@ -60,7 +62,7 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir, std
     return m;
   }
   if (kind == "grid") {
-    shape.expect_keys({"type", "size", "resolution", "center", "axes"});
+    SchemaObject(shape, "shape.grid");
     const JsonField size = shape.at("size"), res = shape.at("resolution");
     if (size.array_size() != 2) size.fail("expected [size_u, size_v] in metres");
     if (res.array_size() != 2) res.fail("expected [cells_u, cells_v]");
@@ -71,23 +73,23 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir, std
     return make_grid(size[0].positive(), size[1].positive(), nu, nv, shape.at("center").vec3(), u, v);
   }
   if (kind == "disk") {
-    shape.expect_keys({"type", "radius", "rings", "center", "axes"});
+    const SchemaObject s(shape, "shape.disk");
     const auto [u, v] = read_axes(shape);
     const JsonField rings = shape.at("rings");
-    const int r = static_cast<int>(rings.integer_in(1, kMaxDiskRings));
+    const int r = static_cast<int>(*s.integer("rings"));
     need(rings, 1.0 + 3.0 * r * (r + 1.0), 6.0 * r * r, 0.0);
-    return make_disk(shape.at("radius").positive(), r, shape.at("center").vec3(), u, v);
+    return make_disk(s.required_number("radius"), r, shape.at("center").vec3(), u, v);
   }
   if (kind == "hat") {
-    shape.expect_keys({"type", "center", "axes", "crown_radius", "crown_height", "brim_radius",
-                       "segments"});
+    const SchemaObject s(shape, "shape.hat");
     const auto [u, v] = read_axes(shape);
-    const double crown = shape.at("crown_radius").positive();
+    const double crown = s.required_number("crown_radius");
     const JsonField brim = shape.at("brim_radius");
     if (!(brim.positive() > crown))
       brim.fail(fmt::format("must exceed crown_radius ({} m)", crown));
-    const double height = shape.at("crown_height").positive();
-    const int segments = static_cast<int>(shape.at("segments").integer_in(6, 256));
+    const double height = s.required_number("crown_height");
+    shape.at("segments");  // "missing required key"
+    const int segments = static_cast<int>(*s.integer("segments"));
     // make_hat's rings are about one segment's arc apart along the profile.
     const double edge = 2.0 * std::numbers::pi * crown / segments;
     const double rings = 3.0 + (height + brim.positive()) / edge;
@@ -95,15 +97,15 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir, std
     return make_hat(shape.at("center").vec3(), u, v, crown, height, brim.positive(), segments);
   }
   if (kind == "chain") {
-    shape.expect_keys({"type", "start", "end", "segments"});
+    const SchemaObject s(shape, "shape.chain");
     const Vec3 a = shape.at("start").vec3(), b = shape.at("end").vec3();
     if ((b - a).norm() == 0.0) shape.at("end").fail("must differ from start");
     const JsonField segments = shape.at("segments");
-    const int count = static_cast<int>(segments.integer_in(1, 10000000));
+    const int count = static_cast<int>(*s.integer("segments"));
     need(segments, count + 1.0, 0.0, count);
     return make_chain(a, b, count);
   }
-  shape.expect_keys({"type", "file", "translate", "scale"});
+  const SchemaObject obj(shape, "shape.obj");
   const JsonField file = shape.at("file");
   std::filesystem::path p(file.string());
   if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
@@ -115,7 +117,7 @@ TriangleMesh read_shape(const JsonField& shape, const std::string& base_dir, std
   }
   if (m.triangles.empty()) file.fail("OBJ file has no faces");
   need(file, double(m.vertices.size()), double(m.triangles.size()), 0.0);
-  const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+  const double scale = obj.number("scale").value_or(1.0);
   const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
   for (Vec3& x : m.vertices) x = scale * x + t;
   return m;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "io/scene_error.hpp"
+#include "io/scene_schema.hpp"
 
 namespace clockwork {
 
@@ -30,7 +31,7 @@ auto at_field(const JsonField& field, F&& read) {
 
 /// Vertices inside {"min": [..], "max": [..]}; at least one.
 std::vector<Index> vertices_in_box(const JsonField& box, const TetMesh& mesh) {
-  box.expect_keys({"min", "max"});
+  SchemaObject(box, "box");
   const Vec3 lo = box.at("min").vec3(), hi = box.at("max").vec3();
   if (!(lo.array() <= hi.array()).all()) box.fail("min must not exceed max");
   std::vector<Index> out;
@@ -68,14 +69,14 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
   // Generators throw std::invalid_argument for arguments they cannot mesh.
   const auto generate = [&](auto&& make) { return at_field(shape, make); };
   if (type == "tet_bar") {
-    shape.expect_keys({"type", "origin", "cells", "cell"});
+    const SchemaObject s(shape, "tet.tet_bar");
     const JsonField cells = shape.at("cells");
     if (cells.array_size() != 3) cells.fail("expected [nx, ny, nz]");
     const Vec3 origin = shape.at("origin").vec3();
     const std::array<int, 3> n{static_cast<int>(cells[0].integer_in(1, 1024)),
                                static_cast<int>(cells[1].integer_in(1, 1024)),
                                static_cast<int>(cells[2].integer_in(1, 1024))};
-    const double cell = shape.at("cell").positive();
+    const double cell = s.required_number("cell");
     const double voxels = double(n[0]) * n[1] * n[2];
     budget.need_memory(cells,
                        (n[0] + 1.0) * (n[1] + 1.0) * (n[2] + 1.0) * kBytesPerVertex +
@@ -83,11 +84,11 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
                        fmt::format("{} × {} × {} cells: {:.0f} tets", n[0], n[1], n[2], 6 * voxels));
     mesh = generate([&] { return make_tet_bar(origin, n[0], n[1], n[2], cell); });
   } else if (type == "tet_sphere") {
-    shape.expect_keys({"type", "center", "radius", "cells_per_diameter"});
+    const SchemaObject s(shape, "tet.tet_sphere");
     const Vec3 center = shape.at("center").vec3();
-    const double radius = shape.at("radius").positive();
+    const double radius = s.required_number("radius");
     const JsonField per_diameter = shape.at("cells_per_diameter");
-    const int cells = static_cast<int>(per_diameter.integer_in(2, kMaxSphereCells));
+    const int cells = static_cast<int>(*s.integer("cells_per_diameter"));
     // The voxels inside the ball, π/6 of its bounding cube, each 6 tets.
     const double inside = std::numbers::pi / 6.0 * cells * cells * cells;
     budget.need_memory(per_diameter,
@@ -96,21 +97,21 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
                        fmt::format("{} cells per diameter: about {:.0f} tets", cells, 6 * inside));
     mesh = generate([&] { return make_tet_sphere(center, radius, cells); });
   } else if (type == "tet_dinosaur" || type == "tet_dragon") {
-    shape.expect_keys({"type", "origin", "scale", "cell"});
-    const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+    const SchemaObject s(shape, "tet.voxel");
+    const double scale = s.number("scale").value_or(1.0);
     const Vec3 origin = shape.at("origin").vec3();
-    const double cell = shape.at("cell").positive();
+    const double cell = s.required_number("cell");
     mesh = generate([&] {
       return type == "tet_dragon" ? make_tet_dragon(origin, scale, cell)
                                   : make_tet_dinosaur(origin, scale, cell);
     });
   } else {
-    shape.expect_keys({"type", "file", "scale", "translate"});
+    const SchemaObject s(shape, "tet.file");
     const JsonField file = shape.at("file");
     std::filesystem::path p(file.string());
     if (p.is_relative()) p = std::filesystem::path(base_dir) / p;
     mesh = at_field(file, [&] { return type == "tetgen" ? read_tetgen(p.string()) : read_gmsh(p.string()); });
-    const double scale = shape.has("scale") ? shape.at("scale").positive() : 1.0;
+    const double scale = s.number("scale").value_or(1.0);
     const Vec3 t = shape.has("translate") ? shape.at("translate").vec3() : Vec3::Zero();
     for (Vec3& x : mesh.vertices) x = scale * x + t;
   }
@@ -127,16 +128,9 @@ TetMesh read_tet_shape(const JsonField& shape, const std::string& base_dir, Scen
 }
 
 SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh) {
-  material.expect_keys({"model", "young", "poisson", "density", "rayleigh", "regions"});
+  const SchemaObject solid(material, "solid_material");
   SolidMaterial out;
-  out.kind = material.at("model").choice({"linear", "corotational"}) == "linear"
-                 ? FemKind::Linear
-                 : FemKind::Corotational;
-  const auto poisson = [](const JsonField& f) {
-    const double nu = f.number();
-    if (!(nu >= 0.0 && nu < 0.5)) f.fail("must be in [0, 0.5)");
-    return nu;
-  };
+  out.kind = solid.required_choice("model") == "linear" ? FemKind::Linear : FemKind::Corotational;
   // Derived quantities that must be finite and positive: the P-wave modulus λ + 2μ,
   // the time a wave takes across the mesh, D sqrt(ρ / (λ + 2μ)) (D the mesh's
   // bounding-box diagonal), and a bound on the assembled stiffness, (λ + 2μ) D times
@@ -157,8 +151,8 @@ SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh
                          "finite and positive",
                          m.young, m.poisson, m.density, modulus, crossing, stiffness));
   };
-  TetMaterial base{material.at("young").positive(), poisson(material.at("poisson")),
-                   material.at("density").positive()};
+  TetMaterial base{solid.required_number("young"), solid.required_number("poisson"),
+                   solid.required_number("density")};
   finite(material.at("young"), base);
   std::vector<TetMaterial> per_region(mesh.region_names.size(), base);
   if (auto r = material.find("regions")) {
@@ -166,20 +160,20 @@ SolidMaterial read_solid_material(const JsonField& material, const TetMesh& mesh
     for (const auto& [name, value] : r->raw().items()) {
       const JsonField f = r->at(name);
       const int region = at_field(f, [&] { return find_region(mesh, name, "the mesh"); });
-      f.expect_keys({"young", "poisson", "density"});
+      const SchemaObject override_of(f, "region_material");
       TetMaterial& m = per_region[region];
-      if (auto y = f.find("young")) m.young = y->positive();
-      if (auto p = f.find("poisson")) m.poisson = poisson(*p);
-      if (auto d = f.find("density")) m.density = d->positive();
+      if (auto y = override_of.number("young")) m.young = *y;
+      if (auto p = override_of.number("poisson")) m.poisson = *p;
+      if (auto d = override_of.number("density")) m.density = *d;
       finite(f, m);
     }
   }
   out.per_tet.resize(mesh.tets.size());
   for (std::size_t t = 0; t < mesh.tets.size(); ++t) out.per_tet[t] = per_region[mesh.tet_region[t]];
   if (auto d = material.find("rayleigh")) {
-    d->expect_keys({"alpha", "beta"});
-    if (auto a = d->find("alpha")) out.rayleigh_alpha = a->non_negative();
-    if (auto b = d->find("beta")) out.rayleigh_beta = b->non_negative();
+    const SchemaObject rayleigh(*d, "rayleigh");
+    if (auto a = rayleigh.number("alpha")) out.rayleigh_alpha = *a;
+    if (auto b = rayleigh.number("beta")) out.rayleigh_beta = *b;
   }
   return out;
 }
@@ -188,7 +182,7 @@ std::vector<bool> read_solid_pins(const JsonField& pins, const TetMesh& mesh) {
   std::vector<bool> fixed(mesh.vertices.size(), false);
   std::vector<Index> list;
   if (pins.raw().is_object()) {
-    pins.expect_keys({"box"});
+    SchemaObject(pins, "solid_pins");
     list = vertices_in_box(pins.at("box"), mesh);
   } else {
     list = vertex_list(pins, mesh);
@@ -204,54 +198,44 @@ std::variant<BackwardEulerSpec, ZhaoSpec> read_solid_integrator(const JsonField&
   for (const char* other : {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"})
     if (other != integrator && body.has(other))
       body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
-  const JsonField f = body.at(integrator);
   if (integrator == "backward_euler") {
-    f.expect_keys({"h", "max_newton", "tolerance", "linear_solver", "definiteness",
-                   "cg_tolerance", "damping", "obstacle_contact", "obstacle_stiffness",
-                   "obstacle_clearance", "deformable_contact", "deformable_stiffness",
-                   "deformable_clearance"});
+    const SchemaObject f(body.at(integrator), integrator);
     BackwardEulerSettings s;
-    if (auto m = f.find("max_newton")) s.max_newton = static_cast<int>(m->integer_in(1, 10000));
-    if (auto t = f.find("tolerance")) s.tolerance = t->positive();
-    if (auto t = f.find("cg_tolerance")) s.cg_tolerance = t->positive();
-    if (auto l = f.find("linear_solver")) {
-      const std::string k = l->choice({"cholesky", "cg", "pcg_jacobi", "pcg_ic"});
+    if (auto m = f.integer("max_newton")) s.max_newton = static_cast<int>(*m);
+    if (auto t = f.number("tolerance")) s.tolerance = *t;
+    if (auto t = f.number("cg_tolerance")) s.cg_tolerance = *t;
+    if (auto l = f.choice("linear_solver")) {
+      const std::string& k = *l;
       s.linear = k == "cholesky" ? LinearSolverKind::Cholesky
                  : k == "cg"     ? LinearSolverKind::CG
                  : k == "pcg_jacobi" ? LinearSolverKind::PcgJacobi
                                      : LinearSolverKind::PcgIncompleteCholesky;
     }
-    if (auto d = f.find("definiteness")) {
-      const std::string k = d->choice({"clamp", "regularize", "none"});
+    if (auto d = f.choice("definiteness")) {
+      const std::string& k = *d;
       s.fix = k == "clamp" ? DefinitenessFix::LocalClamp
               : k == "regularize" ? DefinitenessFix::GlobalRegularization
                                   : DefinitenessFix::None;
     }
-    if (auto d = f.find("damping"))
-      s.damping = d->choice({"projected", "tangent"}) == "tangent" ? RayleighDamping::TangentAtEnd
-                                                                   : RayleighDamping::ProjectedAtStart;
-    return BackwardEulerSpec{f.at("h").positive(), s};
+    if (auto d = f.choice("damping"))
+      s.damping = *d == "tangent" ? RayleighDamping::TangentAtEnd : RayleighDamping::ProjectedAtStart;
+    return BackwardEulerSpec{f.required_number("h"), s};
   }
-  f.expect_keys({"h_L", "regions", "symmetric", "symmetric_solver", "coupling", "damping",
-                 "obstacle_contact", "obstacle_stiffness", "obstacle_clearance",
-                 "deformable_contact", "deformable_stiffness", "deformable_clearance"});
+  const SchemaObject f(body.at(integrator), "zhao");
   MultirateSettings s;
-  s.h_L = f.at("h_L").positive();
-  if (auto sym = f.find("symmetric")) s.symmetric_schur = sym->boolean();
-  if (auto k = f.find("symmetric_solver"))
-    s.block_cholesky = k->choice({"block_cholesky", "ldlt"}) == "block_cholesky";
-  if (auto c = f.find("coupling"))
-    s.coupling = c->choice({"conservative", "paper"}) == "paper" ? MultirateCoupling::Paper
-                                                                 : MultirateCoupling::Conservative;
-  if (auto d = f.find("damping"))
-    s.damping = d->choice({"projected", "tangent"}) == "tangent" ? MultirateDamping::Tangent
-                                                                 : MultirateDamping::Projected;
+  s.h_L = f.required_number("h_L");
+  if (auto sym = f.boolean("symmetric")) s.symmetric_schur = *sym;
+  if (auto k = f.choice("symmetric_solver")) s.block_cholesky = *k == "block_cholesky";
+  if (auto c = f.choice("coupling"))
+    s.coupling = *c == "paper" ? MultirateCoupling::Paper : MultirateCoupling::Conservative;
+  if (auto d = f.choice("damping"))
+    s.damping = *d == "tangent" ? MultirateDamping::Tangent : MultirateDamping::Projected;
   const JsonField list = f.at("regions");
   if (list.array_size() == 0) list.fail("needs at least one small-step region");
   std::vector<MultirateRegion> regions;
   for (std::size_t i = 0; i < list.array_size(); ++i) {
     const JsonField r = list[i];
-    r.expect_keys({"name", "regions", "vertices", "box", "m"});
+    SchemaObject(r, "zhao.region");
     MultirateRegion reg;
     const JsonField m = r.at("m");
     if (!m.raw().is_number_integer() || m.raw().get<long long>() < 1)
@@ -290,29 +274,29 @@ namespace {
 
 /// One §6 static body: {"plane" | "sphere" | "capsule" | "box": {...}, "friction"?}.
 StaticCollider read_static_collider(const JsonField& c) {
-  c.expect_keys({"plane", "sphere", "capsule", "box", "friction"});
+  const SchemaObject collider(c, "collision");
   int shapes = 0;
   for (const char* key : {"plane", "sphere", "capsule", "box"}) shapes += c.has(key) ? 1 : 0;
   if (shapes != 1) c.fail("needs exactly one of \"plane\", \"sphere\", \"capsule\", \"box\"");
-  const double mu = c.has("friction") ? c.at("friction").non_negative() : 0.0;
+  const double mu = collider.number("friction").value_or(0.0);
   if (auto plane = c.find("plane")) {
-    plane->expect_keys({"point", "normal"});
+    SchemaObject(*plane, "collision.plane");
     const Vec3 n = plane->at("normal").vec3();
     if (!(n.norm() > 0.0)) plane->at("normal").fail("must be non-zero");
     return StaticCollider::plane(plane->at("point").vec3(), n.normalized(), mu);
   }
   if (auto sphere = c.find("sphere")) {
-    sphere->expect_keys({"center", "radius"});
-    return StaticCollider::sphere(sphere->at("center").vec3(), sphere->at("radius").positive(), mu);
+    const SchemaObject s(*sphere, "collision.sphere");
+    return StaticCollider::sphere(sphere->at("center").vec3(), s.required_number("radius"), mu);
   }
   if (auto capsule = c.find("capsule")) {
-    capsule->expect_keys({"a", "b", "radius"});
+    const SchemaObject s(*capsule, "collision.capsule");
     const Vec3 a = capsule->at("a").vec3(), b = capsule->at("b").vec3();
     if (!((b - a).norm() > 0.0)) capsule->at("b").fail("must differ from \"a\"");
-    return StaticCollider::capsule(a, b, capsule->at("radius").positive(), mu);
+    return StaticCollider::capsule(a, b, s.required_number("radius"), mu);
   }
   const JsonField box = c.at("box");
-  box.expect_keys({"min", "max"});
+  SchemaObject(box, "collision.box");
   const Vec3 lo = box.at("min").vec3(), hi = box.at("max").vec3();
   if (!(lo.array() < hi.array()).all()) box.at("max").fail("must exceed \"min\" in every coordinate");
   return StaticCollider::box(lo, hi, mu);
@@ -325,47 +309,36 @@ SchroederSpec read_schroeder_solid(const JsonField& body, const TetMesh& mesh) {
   for (const char* other : {"backward_euler", "zhao", "schroeder", "semi_implicit", "fully_implicit"})
     if (other != integrator && body.has(other))
       body.at(other).fail(fmt::format("needs \"integrator\": \"{}\"", other));
-  const JsonField f = body.at(integrator);
+  const SchemaObject f(body.at(integrator), integrator);
   SchroederSettings s;
   std::optional<JsonField> substep;
   if (integrator == "fully_implicit") {
     s.scheme = SchroederScheme::FullyImplicit;
-    f.expect_keys({"frame_dt", "cg_tolerance", "cg_max_iterations", "collisions",
-                   "constrain_collisions"});
-    s.frame_dt = f.at("frame_dt").positive();
+    s.frame_dt = f.required_number("frame_dt");
   } else {
     if (integrator == "schroeder") {
-      f.expect_keys({"frame_dt", "substep", "safety", "epsilon", "partition", "cg_tolerance",
-                     "cg_max_iterations", "collisions", "constrain_collisions"});
-      s.frame_dt = f.at("frame_dt").positive();
-      if (auto e = f.find("epsilon")) s.epsilon = e->in_range(0.0, 1.0);
+      s.frame_dt = f.required_number("frame_dt");
+      if (auto e = f.number("epsilon")) s.epsilon = *e;
     } else {
       s.scheme = SchroederScheme::SemiImplicit;
-      f.expect_keys({"frame_dt", "substep", "safety", "cg_tolerance", "cg_max_iterations",
-                     "collisions", "constrain_collisions"});
-      if (auto fr = f.find("frame_dt")) s.frame_dt = fr->positive();
+      if (auto fr = f.number("frame_dt")) s.frame_dt = *fr;
     }
     substep = f.find("substep");
-    if (substep && !(substep->raw().is_string() && substep->choice({"auto"}) == "auto"))
-      s.substep = substep->positive();
-    if (auto sf = f.find("safety")) {
-      s.safety = sf->number();
-      if (!(s.safety > 0.0 && s.safety <= 1.0)) sf->fail("must be in (0, 1]");
-    }
+    if (auto h = f.number("substep")) s.substep = *h;  // "auto": the stability estimate
+    if (auto sf = f.number("safety")) s.safety = *sf;
   }
   if (s.scheme == SchroederScheme::Asynchronous && s.substep > 0.0) {
     const double ratio = s.frame_dt / s.substep;
     if (ratio < 1.0 - 1e-9 || std::abs(ratio - std::round(ratio)) > 1e-9 * ratio)
       substep->fail(fmt::format("frame_dt {} s is not a multiple of the substep", s.frame_dt));
   }
-  if (auto t = f.find("cg_tolerance")) s.cg_tolerance = t->positive();
-  if (auto m = f.find("cg_max_iterations"))
-    s.cg_max_iterations = static_cast<int>(m->integer_in(1, 1000000));
+  if (auto t = f.number("cg_tolerance")) s.cg_tolerance = *t;
+  if (auto m = f.integer("cg_max_iterations")) s.cg_max_iterations = static_cast<int>(*m);
   if (auto list = f.find("collisions")) {
     for (std::size_t i = 0; i < list->array_size(); ++i)
       s.colliders.push_back(read_static_collider((*list)[i]));
   }
-  if (auto k = f.find("constrain_collisions")) s.constrain_collisions = k->boolean();
+  if (auto k = f.boolean("constrain_collisions")) s.constrain_collisions = *k;
   // Semi-implicit tets: automatic (those touching the boundary surface, §7) or the
   // tets of the named mesh regions.
   std::vector<bool> semi;
@@ -373,7 +346,7 @@ SchroederSpec read_schroeder_solid(const JsonField& body, const TetMesh& mesh) {
   if (!partition || (partition->raw().is_string() && partition->choice({"auto"}) == "auto")) {
     // Empty: the World takes the tets touching the boundary surface.
   } else {
-    partition->expect_keys({"semi_implicit_regions"});
+    SchemaObject(*partition, "partition");
     const JsonField names = partition->at("semi_implicit_regions");
     if (names.array_size() == 0) names.fail("needs at least one region name");
     std::vector<bool> chosen(mesh.region_names.size(), false);

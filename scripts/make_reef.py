@@ -51,7 +51,12 @@ FRAME_RATE = 30
 
 # Ribbon: 0.15 kg/m², stretch stiffness E.t = 2e4 N/m, small bending.
 MATERIAL = {"area_density": 0.15, "young": 2e4, "poisson": 0.3, "bending": 1e-6}
-PHANTOM = {"solver": "ncg", "tolerance": 1e-6, "rayleigh_beta": 1e-4}
+# Numerical knobs in "advanced" (docs/scene-format.md); the tolerance is the default 1e-6.
+PHANTOM = {"rayleigh_beta": 1e-4, "advanced": {"solver": "ncg"}}
+# What the shipped scenes' descriptions say about their advanced keys (written only when
+# no option changes them).
+ADVANCED_NOTE = 'Advanced keys: phantom solver "ncg" (the phantom-mesh paper\'s nonlinear CG with a Cholesky preconditioner refreshed every 50 ticks); contact cell_size 0.006 m and slack_far 0.5 m/s (the settings its runs were measured with, instead of the defaults 2 x mean edge and 3 sqrt(g x mean edge); scripts/make_reef.py).'
+FINE_ADVANCED_NOTE = 'Advanced keys: phantom solver "ncg" (the phantom-mesh paper\'s nonlinear CG with a Cholesky preconditioner refreshed every 50 ticks), tolerance 1e-5 (each iteration cuts the residual 100-300 times), factorization "vertex_block" (1.7x faster triangular solves) and refresh 200 (a refresh is PSD projections of 47 k element Hessians and a factorisation; every 200 ticks gave the same iterations per tick, bench/results/history_reef.md "cheaper ticks"); contact cell_size 1.5 mm and slack_far 0.1 m/s (the ~20 same-ribbon triangle pairs per triangle would otherwise fail every ~0.5 ms), stiffness 20 N/m (first layer) and position_slack 40 um (vertices rattling in the jam are bounded by balls: docs/contact.md "Position envelopes").'
 
 # The phantom period. The paper's coupling carries a contact force F on a vertex of mass
 # m through a mismatch ~ F h^2 / m between the copies (docs/phantom.md "Contact force and
@@ -252,7 +257,7 @@ def main():
         g.update(FINE)
         MATERIAL["young"] = MATERIAL["young"] / FINE_SOFTENING**2
         MATERIAL["bending"] = FINE_BENDING / FINE_SOFTENING**2
-        PHANTOM.update(FINE_PHANTOM)
+        PHANTOM["advanced"].update(FINE_PHANTOM)
         PHANTOM["rayleigh_beta"] = FINE_BETA * FINE_SOFTENING
     for opt in ("edge", "across", "thickness", "cell", "stiffness", "pull_speed", "pull_time",
                 "end_time", "frame_rate", "h_imp", "position_slack"):
@@ -262,7 +267,7 @@ def main():
         MATERIAL["bending"] = args.bending
     if args.tick_rule == "backward_euler":
         PHANTOM.pop("rayleigh_beta")
-        PHANTOM["tick_rule"] = args.tick_rule
+        PHANTOM["advanced"]["tick_rule"] = args.tick_rule
     out = args.out or ("demos/reef_fine.json" if args.fine else "demos/reef.json")
     runtime = args.runtime or (FINE_RUNTIME if args.fine else RUNTIME)
     bodies = [ribbon("ribbonA", False), ribbon("ribbonB", True)]
@@ -278,13 +283,16 @@ def main():
         "end_time": END_TIME,
         "frame_rate": FRAME_RATE,
         "bodies": bodies,
-        "contact": {"thickness": THICKNESS, "friction": 0.3, "cell_size": CELL,
-                    "slack_far": SLACK_FAR},
+        "contact": {"thickness": THICKNESS, "friction": 0.3,
+                    "advanced": {"cell_size": CELL, "slack_far": SLACK_FAR}},
     }
     if STIFFNESS is not None:
-        scene["contact"]["stiffness"] = STIFFNESS
+        scene["contact"]["advanced"]["stiffness"] = STIFFNESS
     if POSITION_SLACK is not None:
-        scene["contact"]["position_slack"] = POSITION_SLACK
+        scene["contact"]["advanced"]["position_slack"] = POSITION_SLACK
+    options = [o for o in vars(args) if o not in ("out", "runtime", "fine")]
+    if all(getattr(args, o) is None for o in options):
+        scene["description"] += " " + (FINE_ADVANCED_NOTE if args.fine else ADVANCED_NOTE)
     with open(out, "w") as f:
         json.dump(scene, f, separators=(",", ":"))
         f.write("\n")

@@ -15,8 +15,13 @@ JsonField JsonOrigin::field(std::string_view path) const {
     const std::size_t slash = path.find('/');
     const std::string_view key = path.substr(0, slash);
     path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
-    if (!f.has(key)) break;
-    f = f.at(key);
+    if (f.has(key)) {
+      f = f.at(key);
+    } else if (f.has("advanced") && f.at("advanced").has(key)) {
+      f = f.at("advanced").at(key);  // a numerical knob (io/scene_schema.hpp)
+    } else {
+      break;
+    }
   }
   return f;
 }

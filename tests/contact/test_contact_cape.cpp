@@ -75,7 +75,7 @@ TEST_CASE("cape on the character, shortened: with the obstacles in its ticks the
   // ~1 %. Phantom only: the explicit run takes ~150 s per 0.03 s.
   constexpr double kSpan = 0.024, kRate = 250;  // 7 frames
   nlohmann::json doc = demo_json("cape_behind.json");
-  REQUIRE(doc["bodies"][0]["phantom"]["obstacle_contact"] == true);
+  REQUIRE(doc["bodies"][0]["phantom"]["advanced"]["obstacle_contact"] == true);
   doc["end_time"] = kSpan;
   doc["frame_rate"] = kRate;
   Scene scene = build(doc);

@@ -24,7 +24,7 @@ TEST_CASE("cloth dropped on a sphere and the ground, folding onto itself: no int
   shape["center"] = {0.05, 0.12, 1.1};
   doc["obstacles"][0]["shape"]["subdivisions"] = 2;
   doc["obstacles"][1]["shape"]["divisions"] = 4;
-  doc["contact"]["cell_size"] = 0.075;  // one edge, as in the demo
+  doc["contact"]["advanced"]["cell_size"] = 0.075;  // one edge, as in the demo
   doc["end_time"] = 1.5;
   doc["frame_rate"] = 20;
   Scene scene = build(doc);

@@ -113,8 +113,8 @@ TEST_CASE("reef knot with position envelopes (phantom): every far certificate ho
   // and at every 2 ms every collapsed triangle pair's slab and every grid range holds
   // for the actual positions (brute force over all of them), and no triangles cross.
   nlohmann::json doc = demo_json("reef.json");
-  doc["contact"]["position_slack"] = 0.1 * doc["contact"]["thickness"].get<double>();
-  doc["contact"]["slack_far"] = 0.01;
+  doc["contact"]["advanced"]["position_slack"] = 0.1 * doc["contact"]["thickness"].get<double>();
+  doc["contact"]["advanced"]["slack_far"] = 0.01;
   Scene scene = build(doc);
   Kernel& k = *scene.kernel;
   std::vector<std::array<Index, 3>> triangles;

@@ -142,9 +142,9 @@ TEST_CASE("stacked layers: a cloth squeezed between plates with friction never g
   // takes energy out.
   nlohmann::json doc = demo_json("squeeze.json");
   doc["end_time"] = 2.0;
-  doc["contact"]["safety"] = 0.1;
+  doc["contact"]["advanced"]["safety"] = 0.1;
   doc["contact"]["friction"] = 0.3;
-  doc["contact"]["vertex_periods"] = true;
+  doc["contact"]["advanced"]["vertex_periods"] = true;
   Scene scene = build(doc);
   const double rise = energy_rise_after(scene, 0.4, 0.05);
   const ContactCounters c = scene.contact->counters();
@@ -163,8 +163,8 @@ TEST_CASE("bad contact input is rejected with the field and the value") {
   }
   SUBCASE("negative stiffness") {
     nlohmann::json d = base;
-    d["contact"]["stiffness"] = -5;
-    CHECK(error_of(d) == "test.json: /contact/stiffness: must be > 0, got -5");
+    d["contact"]["advanced"]["stiffness"] = -5;
+    CHECK(error_of(d) == "test.json: /contact/advanced/stiffness: must be > 0, got -5");
   }
   SUBCASE("negative friction") {
     nlohmann::json d = base;
@@ -173,32 +173,32 @@ TEST_CASE("bad contact input is rejected with the field and the value") {
   }
   SUBCASE("negative envelope slack") {
     nlohmann::json d = base;
-    d["contact"]["slack_far"] = -1;
-    CHECK(error_of(d) == "test.json: /contact/slack_far: must be >= 0, got -1");
+    d["contact"]["advanced"]["slack_far"] = -1;
+    CHECK(error_of(d) == "test.json: /contact/advanced/slack_far: must be >= 0, got -1");
   }
   SUBCASE("adaptive slack that is not a boolean") {
     nlohmann::json d = base;
-    d["contact"]["adaptive_slack"] = "yes";
-    CHECK(error_of(d) == "test.json: /contact/adaptive_slack: expected true or false, got \"yes\"");
+    d["contact"]["advanced"]["adaptive_slack"] = "yes";
+    CHECK(error_of(d) == "test.json: /contact/advanced/adaptive_slack: expected true or false, got \"yes\"");
   }
   SUBCASE("vertex periods that are not a boolean") {
     nlohmann::json d = base;
-    d["contact"]["vertex_periods"] = 1;
-    CHECK(error_of(d) == "test.json: /contact/vertex_periods: expected true or false, got 1");
+    d["contact"]["advanced"]["vertex_periods"] = 1;
+    CHECK(error_of(d) == "test.json: /contact/advanced/vertex_periods: expected true or false, got 1");
   }
   SUBCASE("position envelopes: negative, too wide, or without the adaptive slack") {
     nlohmann::json d = base;
     d["contact"]["thickness"] = 0.01;
-    d["contact"]["position_slack"] = -1e-3;
-    CHECK(error_of(d) == "test.json: /contact/position_slack: must be >= 0, got -0.001");
-    d["contact"]["position_slack"] = 2e-3;
+    d["contact"]["advanced"]["position_slack"] = -1e-3;
+    CHECK(error_of(d) == "test.json: /contact/advanced/position_slack: must be >= 0, got -0.001");
+    d["contact"]["advanced"]["position_slack"] = 2e-3;
     CHECK(error_of(d) ==
-          "test.json: /contact/position_slack: must be below thickness / 8 (0.00125 m), got 0.002");
-    d["contact"]["position_slack"] = 1e-3;
-    d["contact"]["adaptive_slack"] = false;
+          "test.json: /contact/advanced/position_slack: must be below thickness / 8 (0.00125 m), got 0.002");
+    d["contact"]["advanced"]["position_slack"] = 1e-3;
+    d["contact"]["advanced"]["adaptive_slack"] = false;
     CHECK(error_of(d) ==
-          "test.json: /contact/position_slack: needs the adaptive slack (adaptive_slack true), got 0.001");
-    d["contact"]["adaptive_slack"] = true;
+          "test.json: /contact/advanced/position_slack: needs the adaptive slack (adaptive_slack true), got 0.001");
+    d["contact"]["advanced"]["adaptive_slack"] = true;
     CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("obstacle mesh with NaN") {

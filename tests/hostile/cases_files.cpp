@@ -275,7 +275,7 @@ std::vector<Case> failure_class_cases() {
   cloth_without_pins["bodies"][0].erase("pins");
   const json fpu_walls = json::parse(std::ifstream(CLOCKWORK_SOURCE_DIR "/demos/fpu_walls.json"));
   json far_obstacle = contact;  // a grid obstacle, as fuzz_readers found it
-  far_obstacle["contact"] = {{"thickness", 0.1}, {"cell_size", 5}};
+  far_obstacle["contact"] = {{"thickness", 0.1}, {"advanced", {{"cell_size", 5}}}};
   far_obstacle["obstacles"][0]["shape"] = json::parse(
       R"({"type": "grid", "size": [3, 0.3], "resolution": [1, 1], "center": [0, 0, 0]})");
   const std::string b = "/bodies/0", mat = "/bodies/0/material", shape = "/bodies/0/shape";
@@ -307,8 +307,8 @@ std::vector<Case> failure_class_cases() {
       bad_field("disk at 2048 rings", cloth_without_pins, shape,
                 R"({"type": "disk", "radius": 0.5, "rings": 2048, "center": [0, 0, 1]})"),
       bad_field("tet bar of 1024^3 cells", solid, shape + "/cells", "[1024, 1024, 1024]"),
-      bad_field("contact cell_size 1e-9", contact, "/contact", R"({"thickness": 1e-10, "cell_size": 1e-9})", {},
-                "/contact/cell_size"),
+      bad_field("contact cell_size 1e-9", contact, "/contact", R"({"thickness": 1e-10, "advanced": {"cell_size": 1e-9}})", {},
+                "/contact/advanced/cell_size"),
       bad_field("membrane period 1e-300", cloth, b + "/periods", R"({"membrane": 1e-300})", {}, b + "/periods"),
       // The events of the stencils are charged to the material their periods come from.
       bad_field("area_density 1e-300", cloth, mat + "/area_density", "1e-300", {"events per simulated second"}, mat),

@@ -33,7 +33,7 @@ json falling_cloth(double h, bool phantom) {
   };
   if (phantom) {
     body["integrator"] = "phantom";
-    body["phantom"] = {{"h_imp", h}, {"tolerance", 1e-10}};
+    body["phantom"] = {{"h_imp", h}, {"advanced", {{"tolerance", 1e-10}}}};
   } else {
     body["periods"] = {{"gravity", h}};
   }

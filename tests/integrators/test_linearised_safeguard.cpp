@@ -39,7 +39,7 @@ json bar_scene(const Integrator& integrator, bool landing) {
     "bodies": [{"name": "bar",
       "shape": {"type": "tet_bar", "origin": [-0.1, -0.025, 0.1], "cells": [4, 1, 1], "cell": 0.05},
       "material": {"model": "corotational", "young": 1e6, "poisson": 0.3, "density": 1000},
-      "integrator": "backward_euler", "backward_euler": {"h": 0.01, "max_newton": 1}}]})");
+      "integrator": "backward_euler", "backward_euler": {"h": 0.01, "advanced": {"max_newton": 1}}}]})");
   json& b = doc["bodies"][0];
   if (landing) {
     doc["obstacles"] = json::parse(
@@ -49,7 +49,7 @@ json bar_scene(const Integrator& integrator, bool landing) {
     doc["gravity"] = {0.0, 0.0, 0.0};
     b["velocity"] = {{"angular", {0.0, 40.0, 0.0}}};
   }
-  if (integrator.m < 0) b["backward_euler"].erase("max_newton");
+  if (integrator.m < 0) b["backward_euler"]["advanced"].erase("max_newton");
   if (integrator.m > 0) {
     b.erase("backward_euler");
     b["integrator"] = "zhao";

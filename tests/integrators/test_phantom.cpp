@@ -328,9 +328,9 @@ TEST_CASE("the vertex-block factorisation gives the scalar one's trajectory to r
     std::vector<Vec3> end[2];
     for (int block = 0; block < 2; ++block) {
       nlohmann::json doc = hanging(5e4, 7, solver);
-      doc["bodies"][0]["phantom"]["tolerance"] = 1e-10;
+      doc["bodies"][0]["phantom"]["advanced"]["tolerance"] = 1e-10;
       doc["bodies"][0]["velocity"] = {{"random", 0.2}};
-      doc["bodies"][0]["phantom"]["factorization"] = block ? "vertex_block" : "simplicial";
+      doc["bodies"][0]["phantom"]["advanced"]["factorization"] = block ? "vertex_block" : "simplicial";
       Scene scene = build(doc);
       Kernel& k = *scene.kernel;
       k.run_until(0.1);
@@ -426,7 +426,7 @@ TEST_CASE("halving the tick changes nothing while every solve converges") {
   for (int halvings = 0; halvings < 2; ++halvings) {
     nlohmann::json doc = hanging(5e4, 5, "ncg");
     doc["bodies"][0]["velocity"] = {{"random", 0.2}};
-    if (halvings) doc["bodies"][0]["phantom"]["max_halvings"] = 4;
+    if (halvings) doc["bodies"][0]["phantom"]["advanced"]["max_halvings"] = 4;
     Scene scene = build(doc);
     scene.kernel->run_until(0.1);
     CHECK(scene.bodies_of<PhantomSource>()[0]->counters().halvings == 0);
@@ -445,15 +445,15 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
   }
   SUBCASE("unknown solver") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["solver"] = "jacobi";
-    CHECK(error_of(d).find("/bodies/0/phantom/solver") != std::string::npos);
+    d["bodies"][0]["phantom"]["advanced"]["solver"] = "jacobi";
+    CHECK(error_of(d).find("/bodies/0/phantom/advanced/solver") != std::string::npos);
   }
   SUBCASE("unknown factorization") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["factorization"] = "cholmod";
-    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/factorization: expected one of ", 0) == 0);
+    d["bodies"][0]["phantom"]["advanced"]["factorization"] = "cholmod";
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/advanced/factorization: expected one of ", 0) == 0);
     CHECK(error_of(d).find("cholmod") != std::string::npos);
-    d["bodies"][0]["phantom"]["factorization"] = "vertex_block";
+    d["bodies"][0]["phantom"]["advanced"]["factorization"] = "vertex_block";
     CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("negative damping") {
@@ -463,41 +463,41 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
   }
   SUBCASE("stall_iterations below 1") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["stall_iterations"] = 0;
-    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/stall_iterations: ", 0) == 0);
+    d["bodies"][0]["phantom"]["advanced"]["stall_iterations"] = 0;
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/advanced/stall_iterations: ", 0) == 0);
     CHECK(error_of(d).find("got 0") != std::string::npos);
-    d["bodies"][0]["phantom"]["stall_iterations"] = 6;
+    d["bodies"][0]["phantom"]["advanced"]["stall_iterations"] = 6;
     CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("halvings: a range, and calm_ticks only with them") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["max_halvings"] = 31;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/max_halvings: must be an integer in [0, 30], got 31");
-    d["bodies"][0]["phantom"]["max_halvings"] = 0;
-    d["bodies"][0]["phantom"]["calm_ticks"] = 3;
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/calm_ticks: needs \"max_halvings\" of at least 1, got 3");
-    d["bodies"][0]["phantom"]["max_halvings"] = 2;
-    d["bodies"][0]["phantom"]["calm_ticks"] = 0;
-    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/calm_ticks: ", 0) == 0);
-    d["bodies"][0]["phantom"]["calm_ticks"] = 3;
+    d["bodies"][0]["phantom"]["advanced"]["max_halvings"] = 31;
+    CHECK(error_of(d) == "test.json: /bodies/0/phantom/advanced/max_halvings: must be an integer in [0, 30], got 31");
+    d["bodies"][0]["phantom"]["advanced"]["max_halvings"] = 0;
+    d["bodies"][0]["phantom"]["advanced"]["calm_ticks"] = 3;
+    CHECK(error_of(d) == "test.json: /bodies/0/phantom/advanced/calm_ticks: needs \"max_halvings\" of at least 1, got 3");
+    d["bodies"][0]["phantom"]["advanced"]["max_halvings"] = 2;
+    d["bodies"][0]["phantom"]["advanced"]["calm_ticks"] = 0;
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/advanced/calm_ticks: ", 0) == 0);
+    d["bodies"][0]["phantom"]["advanced"]["calm_ticks"] = 3;
     CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("contact_mass: one of two, and only with contact") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["contact_mass"] = "half";
-    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/contact_mass: expected one of ", 0) == 0);
-    d["bodies"][0]["phantom"]["contact_mass"] = "whole";
-    CHECK(error_of(d) == "test.json: /bodies/0/phantom/contact_mass: needs a \"contact\" object in the scene, got \"whole\"");
+    d["bodies"][0]["phantom"]["advanced"]["contact_mass"] = "half";
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/advanced/contact_mass: expected one of ", 0) == 0);
+    d["bodies"][0]["phantom"]["advanced"]["contact_mass"] = "whole";
+    CHECK(error_of(d) == "test.json: /bodies/0/phantom/advanced/contact_mass: needs a \"contact\" object in the scene, got \"whole\"");
     d["contact"] = nlohmann::json::object();
     CHECK(error_of(d) == "(no error)");
   }
   SUBCASE("tick_rule: the midpoint rule or backward Euler") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["tick_rule"] = "trapezoidal";
-    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/tick_rule: expected one of ", 0) == 0);
+    d["bodies"][0]["phantom"]["advanced"]["tick_rule"] = "trapezoidal";
+    CHECK(error_of(d).rfind("test.json: /bodies/0/phantom/advanced/tick_rule: expected one of ", 0) == 0);
     CHECK(error_of(d).find("trapezoidal") != std::string::npos);
     for (const std::string rule : {"midpoint", "backward_euler"}) {
-      d["bodies"][0]["phantom"]["tick_rule"] = rule;
+      d["bodies"][0]["phantom"]["advanced"]["tick_rule"] = rule;
       CHECK(error_of(d) == "(no error)");
     }
   }
@@ -509,29 +509,29 @@ TEST_CASE("phantom bad input: named errors, and a logged fallback when the solve
   SUBCASE("obstacle and pair planes: need contact, need the switch, positive numbers") {
     for (const std::string kind : {"obstacle", "deformable"}) {
       CAPTURE(kind);
-      const std::string key = "test.json: /bodies/0/phantom/" + kind;
+      const std::string key = "test.json: /bodies/0/phantom/advanced/" + kind;
       nlohmann::json d = base;
-      d["bodies"][0]["phantom"][kind + "_contact"] = true;
+      d["bodies"][0]["phantom"]["advanced"][kind + "_contact"] = true;
       CHECK(error_of(d) == key + "_contact: needs a \"contact\" object in the scene, got true");
       d["contact"] = nlohmann::json::object();
       CHECK(error_of(d) == "(no error)");
-      d["bodies"][0]["phantom"][kind + "_stiffness"] = -5;
+      d["bodies"][0]["phantom"]["advanced"][kind + "_stiffness"] = -5;
       CHECK(error_of(d) == key + "_stiffness: must be > 0, got -5");
-      d["bodies"][0]["phantom"][kind + "_stiffness"] = 50;
-      d["bodies"][0]["phantom"][kind + "_clearance"] = 0;
+      d["bodies"][0]["phantom"]["advanced"][kind + "_stiffness"] = 50;
+      d["bodies"][0]["phantom"]["advanced"][kind + "_clearance"] = 0;
       CHECK(error_of(d) == key + "_clearance: must be > 0, got 0");
-      d["bodies"][0]["phantom"].erase(kind + "_clearance");
+      d["bodies"][0]["phantom"]["advanced"].erase(kind + "_clearance");
       d["bodies"][0]["collide"] = false;
       CHECK(error_of(d) == key + "_contact: needs a colliding body (\"collide\": false), got true");
       d["bodies"][0].erase("collide");
-      d["bodies"][0]["phantom"][kind + "_contact"] = false;
+      d["bodies"][0]["phantom"]["advanced"][kind + "_contact"] = false;
       CHECK(error_of(d) == key + "_stiffness: needs \"" + kind + "_contact\": true, got 50");
     }
   }
   SUBCASE("a solver that cannot converge keeps running, counted") {
     nlohmann::json d = base;
-    d["bodies"][0]["phantom"]["max_iterations"] = 1;
-    d["bodies"][0]["phantom"]["tolerance"] = 1e-14;
+    d["bodies"][0]["phantom"]["advanced"]["max_iterations"] = 1;
+    d["bodies"][0]["phantom"]["advanced"]["tolerance"] = 1e-14;
     Scene scene = build(d);
     scene.kernel->run_until(0.05);
     const PhantomCounters& c = scene.bodies_of<PhantomSource>()[0]->counters();

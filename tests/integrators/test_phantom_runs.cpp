@@ -185,7 +185,8 @@ TEST_CASE("a stiff hat hits a pole off-centre at h_imp = 1e-3 s: no energy gain,
                  {"crown_radius", 0.04}, {"crown_height", 0.03}, {"brim_radius", 0.075}, {"segments", 16}}},
       {"material", {{"area_density", 0.2}, {"young", 2e5}, {"poisson", 0.3}, {"bending", 2e-3}}},
       {"integrator", "phantom"},
-      {"phantom", {{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6}, {"rayleigh_beta", 1e-4}}}};
+      {"phantom", test::with_advanced("phantom", {{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6},
+                                                  {"rayleigh_beta", 1e-4}})}};
   const nlohmann::json pole = {
       {"name", "pole"},
       {"shape", {{"type", "cylinder"}, {"base", {0, 0, 0}}, {"axis", {0, 0, 1}}, {"radius", 0.012},
@@ -245,7 +246,7 @@ TEST_CASE("a bent card let go by its thumb: its energy stays bounded, and falls 
                                        {{"time", 0.1}, {"offset", {0, 0.001963, 0.015}}}}},
                         {"release", 0.15}}},
         {"integrator", "phantom"},
-        {"phantom", phantom}};
+        {"phantom", test::with_advanced("phantom", phantom)}};
     Scene scene = build({{"name", "card"}, {"end_time", 1.0}, {"frame_rate", 30},
                          {"gravity", {0, 0, -9.81}}, {"bodies", {card}}});
     Kernel& k = *scene.kernel;

@@ -189,7 +189,7 @@ TEST_CASE("command-line errors exit with the usage status and say what is wrong"
   const Result unknown = run_cli("frobnicate demos/hats.json");
   CHECK(unknown.exit_code == kExitUsage);
   CHECK(unknown.err.find("clockwork: error: unknown command 'frobnicate' (commands: run, validate, "
-                         "check-intersections, render, plot, view)") == 0);
+                         "check-intersections, render, plot, view, schema)") == 0);
   CHECK(unknown.err.find("Usage:") != std::string::npos);
   const Result flag = run_cli("run " CLOCKWORK_SOURCE_DIR "/demos/hats.json --no-such-flag");
   CHECK(flag.exit_code == kExitUsage);

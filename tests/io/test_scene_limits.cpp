@@ -98,9 +98,9 @@ TEST_CASE("memory: a ground of 4096 divisions and a 1024-cube tet bar are refuse
 
 TEST_CASE("memory: a contact cell_size of 1e-9 m is refused before the grid is built") {
   json doc = hanging_cloth();
-  doc["contact"] = {{"cell_size", 1e-9}, {"thickness", 1e-10}};
+  doc["contact"] = {{"advanced", {{"cell_size", 1e-9}}}, {"thickness", 1e-10}};
   check_refused(doc, "cell_size",
-                {"/contact/cell_size: ", "(triangle, cell) entries of the contact grid (cell size 1e-09 m): an estimated",
+                {"/contact/advanced/cell_size: ", "(triangle, cell) entries of the contact grid (cell size 1e-09 m): an estimated",
                  "above the memory limit", "got 1e-09"});
 }
 
@@ -295,9 +295,12 @@ TEST_CASE("tet_sphere: code and docs agree on 400 cells per diameter") {
   CHECK(build_error(doc) ==
         "scene.json: /bodies/0/shape/cells_per_diameter: must be an integer in [2, 400], got 401");
   const std::string docs = test::read_file(std::string(CLOCKWORK_SOURCE_DIR) + "/docs/scene-format.md");
-  CHECK(docs.find("`cells_per_diameter` (2..400)") != std::string::npos);
-  CHECK(docs.find("`resolution` [cells_u, cells_v] (1..1024)") != std::string::npos);
-  CHECK(docs.find("`rings` (1..512)") != std::string::npos);
+  // The key tables are generated from io/scene_schema_keys.cpp (test_io "schema: ...").
+  CHECK(docs.find("| `cells_per_diameter` | integer in [2, " + std::to_string(kMaxSphereCells) + "] |") !=
+        std::string::npos);
+  CHECK(docs.find("| `resolution` | [cells_u, cells_v], each integer in [1, " + std::to_string(kMaxGridCells) +
+                  "] |") != std::string::npos);
+  CHECK(docs.find("| `rings` | integer in [1, " + std::to_string(kMaxDiskRings) + "] |") != std::string::npos);
 }
 
 TEST_CASE("every demo stays within the limits") {

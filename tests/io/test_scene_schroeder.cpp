@@ -39,15 +39,15 @@ Eigen::VectorXd positions(const Scene& s, double t) {
 }  // namespace
 
 TEST_CASE("schroeder scenes: bad input is named with the file, the field and the value") {
-  const json ok = json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})");
+  const json ok = json::parse(R"({"frame_dt": 0.04, "advanced": {"epsilon": 0.5}})");
   CHECK(error_of(ball_scene("schroeder", ok)) == "(no error)");
   json bad = ok;
-  bad["epsilon"] = 1.5;
+  bad["advanced"]["epsilon"] = 1.5;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "test.json: /bodies/0/schroeder/epsilon: must be in [0, 1], got 1.5");
-  bad["epsilon"] = -0.25;
+        "test.json: /bodies/0/schroeder/advanced/epsilon: must be in [0, 1], got 1.5");
+  bad["advanced"]["epsilon"] = -0.25;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "test.json: /bodies/0/schroeder/epsilon: must be in [0, 1], got -0.25");
+        "test.json: /bodies/0/schroeder/advanced/epsilon: must be in [0, 1], got -0.25");
   bad = ok;
   bad["substep"] = 0.003;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
@@ -63,9 +63,9 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   CHECK(error_of(ball_scene("schroeder", bad)).find("/bodies/0/schroeder") != std::string::npos);
   CHECK(error_of(ball_scene("schroeder", bad)).find("frame_dt") != std::string::npos);
   bad = ok;
-  bad["partition"] = {{"semi_implicit_regions", {"shell"}}};
+  bad["advanced"]["partition"] = {{"semi_implicit_regions", {"shell"}}};
   CHECK(error_of(ball_scene("schroeder", bad))
-            .rfind("test.json: /bodies/0/schroeder/partition/semi_implicit_regions/0: ", 0) == 0);
+            .rfind("test.json: /bodies/0/schroeder/advanced/partition/semi_implicit_regions/0: ", 0) == 0);
   CHECK(error_of(ball_scene("schroeder", bad)).find("shell") != std::string::npos);
   bad = ok;
   bad["collisions"] = json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 0]}}])");
@@ -75,12 +75,12 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   bad["collisions"] = json::parse(R"([{"sphere": {"center": [0, 0, 0], "radius": 0.2}},
       {"capsule": {"a": [0, 0, 0], "b": [1, 0, 0], "radius": 0.05}, "friction": 0.4},
       {"box": {"min": [-1, -1, -1], "max": [1, 1, 0.5]}}])");
-  bad["constrain_collisions"] = false;
+  bad["advanced"]["constrain_collisions"] = false;
   CHECK(error_of(ball_scene("schroeder", bad)) == "(no error)");
-  bad["constrain_collisions"] = "yes";
+  bad["advanced"]["constrain_collisions"] = "yes";
   CHECK(error_of(ball_scene("schroeder", bad)).rfind(
-            "test.json: /bodies/0/schroeder/constrain_collisions: ", 0) == 0);
-  bad.erase("constrain_collisions");
+            "test.json: /bodies/0/schroeder/advanced/constrain_collisions: ", 0) == 0);
+  bad["advanced"].erase("constrain_collisions");
   bad["collisions"] = json::parse(R"([{"sphere": {"center": [0, 0, 0], "radius": 0.2},
                                        "plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}}])");
   CHECK(error_of(ball_scene("schroeder", bad))
@@ -102,9 +102,9 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
         "test.json: /bodies/0/schroeder/collisions/0/cone: unknown key 'cone' (allowed: plane, "
         "sphere, capsule, box, friction)");
   bad = ok;
-  bad["safety"] = 0.0;
+  bad["advanced"]["safety"] = 0.0;
   CHECK(error_of(ball_scene("schroeder", bad)) ==
-        "test.json: /bodies/0/schroeder/safety: must be in (0, 1], got 0.0");
+        "test.json: /bodies/0/schroeder/advanced/safety: must be in (0, 1], got 0.0");
   bad = ok;
   bad["h"] = 0.01;
   CHECK(error_of(ball_scene("schroeder", bad))
@@ -113,8 +113,8 @@ TEST_CASE("schroeder scenes: bad input is named with the file, the field and the
   json other = ball_scene("schroeder", ok);
   other["bodies"][0]["zhao"] = json::object();
   CHECK(error_of(other) == "test.json: /bodies/0/zhao: needs \"integrator\": \"zhao\", got {}");
-  other = ball_scene("fully_implicit", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})"));
-  CHECK(error_of(other).rfind("test.json: /bodies/0/fully_implicit/epsilon: unknown key 'epsilon'",
+  other = ball_scene("fully_implicit", json::parse(R"({"frame_dt": 0.04, "advanced": {"epsilon": 0.5}})"));
+  CHECK(error_of(other).rfind("test.json: /bodies/0/fully_implicit/advanced/epsilon: unknown key 'epsilon'",
                               0) == 0);
   other = ball_scene("schroeder", ok);
   other["bodies"][0]["integrator"] = "schroder";
@@ -127,7 +127,7 @@ TEST_CASE("schroeder scenes: the kernel's coarse and fine events reproduce the s
   for (const std::string integrator : {"schroeder", "semi_implicit", "fully_implicit"}) {
     CAPTURE(integrator);
     json settings = json::parse(R"({"frame_dt": 0.04})");
-    if (integrator == "schroeder") settings["epsilon"] = 0.75;
+    if (integrator == "schroeder") settings["advanced"]["epsilon"] = 0.75;
     Scene s = build_scene(ball_scene(integrator, settings), "test.json", ".");
     REQUIRE(s.bodies_of<SchroederSource>().size() == 1);
     const SchroederSource& src = *s.bodies_of<SchroederSource>()[0];
@@ -164,7 +164,7 @@ TEST_CASE("schroeder scenes: the kernel's coarse and fine events reproduce the s
 
 TEST_CASE("schroeder scenes: free fall in the kernel is x0 + g t²/2 with no CG iteration") {
   Scene s =
-      build_scene(ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})")),
+      build_scene(ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "advanced": {"epsilon": 0.5}})")),
                   "test.json", ".");
   const Eigen::VectorXd x0 = positions(s, 0.0);
   const double t = 0.2;
@@ -181,7 +181,7 @@ TEST_CASE("schroeder scenes: free fall in the kernel is x0 + g t²/2 with no CG 
 }
 
 TEST_CASE("schroeder scenes: the penalty layers are the alternative collision response") {
-  json doc = ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5})"));
+  json doc = ball_scene("schroeder", json::parse(R"({"frame_dt": 0.04, "advanced": {"epsilon": 0.5}})"));
   doc["contact"] = {{"friction", 0.0}};
   doc["obstacles"] = json::parse(
       R"([{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0.8], "half_size": 1}}])");

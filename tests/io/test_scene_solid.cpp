@@ -92,7 +92,7 @@ TEST_CASE("solid scenes: fine events put S on its substeps (eq. 21-22)") {
   CAPTURE(coupling);
   json doc = bar_scene("zhao");
   doc["bodies"][0]["zhao"]["regions"][0]["m"] = 4;
-  doc["bodies"][0]["zhao"]["coupling"] = coupling;
+  doc["bodies"][0]["zhao"]["advanced"]["coupling"] = coupling;
   Scene s = build_scene(doc, "test.json", ".");
   const SolidSource& src = *s.bodies_of<SolidSource>()[0];
   const MultirateSolver& solver = *src.multirate();
@@ -150,12 +150,12 @@ TEST_CASE("solid scenes: bad input is named") {
     CHECK(error_of(doc).find("/m: m (h_L / h_S) must be a positive integer, got 2.5") !=
           std::string::npos);
     doc["bodies"][0]["zhao"]["regions"][0]["m"] = 2;
-    doc["bodies"][0]["zhao"]["coupling"] = "midpoint";
-    CHECK(error_of(doc).find("test.json: /bodies/0/zhao/coupling: expected one of 'conservative', "
+    doc["bodies"][0]["zhao"]["advanced"]["coupling"] = "midpoint";
+    CHECK(error_of(doc).find("test.json: /bodies/0/zhao/advanced/coupling: expected one of 'conservative', "
                              "'paper'") == 0);
-    doc["bodies"][0]["zhao"].erase("coupling");
-    doc["bodies"][0]["zhao"]["symmetric_solver"] = "cholmod";
-    CHECK(error_of(doc).find("test.json: /bodies/0/zhao/symmetric_solver: expected one of "
+    doc["bodies"][0]["zhao"]["advanced"].erase("coupling");
+    doc["bodies"][0]["zhao"]["advanced"]["symmetric_solver"] = "cholmod";
+    CHECK(error_of(doc).find("test.json: /bodies/0/zhao/advanced/symmetric_solver: expected one of "
                              "'block_cholesky', 'ldlt'") == 0);
   }
   {
@@ -243,17 +243,17 @@ TEST_CASE("solid scenes: backward_euler's damping key picks the Rayleigh stiffne
   std::vector<std::vector<Vec3>> x;
   for (const char* damping : {"", "projected", "tangent"}) {
     json d = doc;
-    if (*damping) d["bodies"][0]["backward_euler"]["damping"] = damping;
+    if (*damping) d["bodies"][0]["backward_euler"]["advanced"]["damping"] = damping;
     Scene s = build_scene(d, "test.json", ".");
     s.kernel->run_until(t);
     x.push_back(positions_at(s, t));
   }
   CHECK(max_difference(x[0], x[1]) == 0.0);  // the default is "projected"
   CHECK(max_difference(x[1], x[2]) > 1e-9);
-  doc["bodies"][0]["backward_euler"]["damping"] = "vega";
+  doc["bodies"][0]["backward_euler"]["advanced"]["damping"] = "vega";
   const std::string e = error_of(doc);
   CAPTURE(e);
-  CHECK(e.find("test.json: /bodies/0/backward_euler/damping: expected one of 'projected', 'tangent'") == 0);
+  CHECK(e.find("test.json: /bodies/0/backward_euler/advanced/damping: expected one of 'projected', 'tangent'") == 0);
 }
 
 TEST_CASE("solid scenes: zhao's damping key picks the linearisation's stiffness") {
@@ -270,7 +270,7 @@ TEST_CASE("solid scenes: zhao's damping key picks the linearisation's stiffness"
     std::vector<std::vector<Vec3>> x;
     for (const char* damping : {"", "projected", "tangent"}) {
       json d = doc;
-      if (*damping) d["bodies"][0]["zhao"]["damping"] = damping;
+      if (*damping) d["bodies"][0]["zhao"]["advanced"]["damping"] = damping;
       Scene s = build_scene(d, "test.json", ".");
       s.kernel->run_until(t);
       x.push_back(positions_at(s, t));
@@ -279,9 +279,9 @@ TEST_CASE("solid scenes: zhao's damping key picks the linearisation's stiffness"
     if (std::string(model) == "linear") CHECK(max_difference(x[1], x[2]) == 0.0);
     else CHECK(max_difference(x[1], x[2]) > 1e-9);
   }
-  doc["bodies"][0]["zhao"]["damping"] = "exact";
+  doc["bodies"][0]["zhao"]["advanced"]["damping"] = "exact";
   const std::string e = error_of(doc);
   CAPTURE(e);
-  CHECK(e == "test.json: /bodies/0/zhao/damping: expected one of 'projected', 'tangent', "
+  CHECK(e == "test.json: /bodies/0/zhao/advanced/damping: expected one of 'projected', 'tangent', "
              "got \"exact\"");
 }

@@ -27,7 +27,7 @@ json ball_scene(const json& settings) {
 
 TEST_CASE(
     "schroeder scenes: a ball dropped on the §6 ground lands on it, bounces and comes to rest") {
-  json settings = json::parse(R"({"frame_dt": 0.04, "epsilon": 0.5,
+  json settings = json::parse(R"({"frame_dt": 0.04, "advanced": {"epsilon": 0.5},
       "collisions": [{"plane": {"point": [0, 0, 0.5], "normal": [0, 0, 1]}, "friction": 0.3}]})");
   Scene s = build_scene(ball_scene(settings), "scene.json", ".");
   const VertexState& st = s.kernel->state();

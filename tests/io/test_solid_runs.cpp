@@ -27,7 +27,7 @@ TEST_CASE("solid scenes: a ball dropped on the ground bounces off the penalty la
     } else {
       b["integrator"] = "zhao";
       b["zhao"] = json::parse(R"({"h_L": 0.005, "regions": [{"box": {"min": [-1, -1, -1], "max": [1, 1, 0.06]}, "m": 4}]})");
-      if (integrator == "zhao_layers") b["zhao"]["obstacle_contact"] = false;
+      if (integrator == "zhao_layers") b["zhao"]["advanced"]["obstacle_contact"] = false;
     }
     Scene s = build_scene(doc, "scene.json", ".");
     const Index first = s.bodies[0].first_vertex, count = s.bodies[0].vertex_count;

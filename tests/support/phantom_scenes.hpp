@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/types.hpp"
+#include "tests/support/advanced.hpp"
 
 namespace clockwork::test {
 
@@ -15,7 +16,7 @@ inline nlohmann::json phantom_cloth(const std::string& name, int res, double siz
                      {"center", {center.x(), center.y(), center.z()}}}},
           {"material", {{"area_density", 0.1}, {"young", young}, {"poisson", 0.3}, {"bending", 1e-4}}},
           {"integrator", "phantom"},
-          {"phantom", phantom}};
+          {"phantom", with_advanced("phantom", phantom)}};
 }
 
 inline nlohmann::json hanging_cloth(double young, int res, const std::string& solver) {
