@@ -8,7 +8,7 @@
 ///  - BM_KernelCloth/n: membrane + bending + gravity at n = 31, 100, 316 cells a side
 ///    (about 1k, 10k and 100k vertices) for the cost-per-event scaling;
 ///  - BM_KernelClothCounted: BM_KernelCloth/100 with the per-vertex event counts and
-///    period histograms observing it (io/event_counts.hpp, the viewer's heat map);
+///    period histograms observing it (io/run/event_counts.hpp, the viewer's heat map);
 ///  - BM_KernelClothTraced: BM_KernelCloth/100 with the JSON-lines trace written to
 ///    /dev/null (tracing on).
 /// The cost of the observer hook with no observer attached is measured by
@@ -20,9 +20,9 @@
 #include "bench/cloth_fixture.hpp"
 #include "engine/event_queue.hpp"
 #include "engine/trace.hpp"
-#include "io/event_counts.hpp"
-#include "integrators/force_source.hpp"
-#include "integrators/membrane_energy.hpp"
+#include "io/run/event_counts.hpp"
+#include "integrators/avi/force_source.hpp"
+#include "integrators/energy/membrane_energy.hpp"
 
 using namespace clockwork;
 

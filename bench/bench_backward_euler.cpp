@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "bench/timing.hpp"
-#include "integrators/backward_euler.hpp"
-#include "io/tet_mesh.hpp"
+#include "integrators/implicit/backward_euler.hpp"
+#include "io/mesh/tet_mesh.hpp"
 
 using namespace clockwork;
 

@@ -5,7 +5,7 @@
 ///  - BM_MakeSlab: building a slab and its first failure time (a certificate failure);
 ///  - BM_ClothDrop: the demos/cloth_drop.json scene (24 x 24 cloth) run to t = 1 s
 ///    (onto the ball, off it, folding on the ground), once per iteration, with kernel
-///    profiling on (io/profile.hpp): kds_share is the share of the wall time spent
+///    profiling on (io/run/profile.hpp): kds_share is the share of the wall time spent
 ///    maintaining certificates (grid, triangle-pair and element-pair slabs: failures
 ///    and reschedules), layer_share the share spent in penalty layer events.
 #include <benchmark/benchmark.h>
@@ -13,9 +13,9 @@
 #include <chrono>
 #include <random>
 
-#include "contact/slab.hpp"
-#include "io/profile.hpp"
-#include "io/scene.hpp"
+#include "contact/certificates/slab.hpp"
+#include "io/run/profile.hpp"
+#include "io/scene/scene.hpp"
 
 using namespace clockwork;
 

@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "integrators/multirate_solver.hpp"
+#include "integrators/zhao/multirate_solver.hpp"
 #include "bench/timing.hpp"
-#include "io/tet_mesh.hpp"
+#include "io/mesh/tet_mesh.hpp"
 
 using namespace clockwork;
 

@@ -34,10 +34,10 @@
 #include <string>
 #include <vector>
 
-#include "io/scene.hpp"
-#include "io/tet_bad_element.hpp"
+#include "io/scene/scene.hpp"
+#include "io/mesh/tet_bad_element.hpp"
 #include "bench/timing.hpp"
-#include "io/tet_mesh.hpp"
+#include "io/mesh/tet_mesh.hpp"
 
 using namespace clockwork;
 using nlohmann::json;
@@ -133,7 +133,7 @@ void write_bad_sphere(const std::string& base) {
   std::ofstream node(base + ".node"), ele(base + ".ele");
   node << fmt::format(
       "# make_tet_sphere(0, 0.1 m, 10 cells) with vertex {} moved along its "
-      "shortest edge to 0.001 x the shortest edge (io/tet_bad_element.hpp)\n",
+      "shortest edge to 0.001 x the shortest edge (io/mesh/tet_bad_element.hpp)\n",
       moved);
   node << fmt::format("{} 3 0 0\n", mesh.vertices.size());
   for (std::size_t a = 0; a < mesh.vertices.size(); ++a)

@@ -2,7 +2,7 @@
 /// Square cloth scenes for benchmarks, built through the scene loader.
 #include <nlohmann/json.hpp>
 
-#include "io/scene.hpp"
+#include "io/scene/scene.hpp"
 
 namespace clockwork::bench {
 

@@ -1,7 +1,7 @@
 // ContactSystem's penalty layers (Harmon et al. 2009): the layer events' impulses,
 // friction and retirement, layer activation and periods, and the layers' energy. The
 // layer itself — η(l), r(l), its energy and impulse — is PenaltyLayer
-// (contact/penalty_potential.hpp), the term the derivative tests check.
+// (contact/penalty/penalty_potential.hpp), the term the derivative tests check.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "contact/contact_system.hpp"
-#include "contact/penalty_potential.hpp"
+#include "contact/penalty/penalty_potential.hpp"
 #include "engine/health.hpp"
 
 namespace clockwork {

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "contact/contact_parameters.hpp"
-#include "contact/distance.hpp"
-#include "contact/penalty_potential.hpp"
-#include "contact/slab.hpp"
+#include "contact/distance/distance.hpp"
+#include "contact/penalty/penalty_potential.hpp"
+#include "contact/certificates/slab.hpp"
 #include "engine/kernel.hpp"
 #include "engine/stable_pool.hpp"
 

@@ -17,16 +17,16 @@
 #include <sstream>
 #include <system_error>
 
-#include "io/check_frames.hpp"
+#include "io/frames/check_frames.hpp"
 #include "io/exit_codes.hpp"
-#include "io/profile.hpp"
-#include "io/render_run.hpp"
-#include "io/run.hpp"
-#include "io/run_folder.hpp"
-#include "io/scene.hpp"
+#include "io/run/profile.hpp"
+#include "io/render/render_run.hpp"
+#include "io/run/run.hpp"
+#include "io/frames/run_folder.hpp"
+#include "io/scene/scene.hpp"
 #include "io/scene_error.hpp"
-#include "io/scene_schema.hpp"
-#include "io/view_server.hpp"
+#include "io/scene/scene_schema.hpp"
+#include "io/view/view_server.hpp"
 
 namespace {
 

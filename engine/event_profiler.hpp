@@ -2,7 +2,7 @@
 /// The sampling profiler, a kernel observer (engine/kernel_observer.hpp): times each
 /// kind's events (the source's process) and, separately, the certificate rescheduling
 /// that follows them (contingency_seconds): the phantom-mesh paper's Table 1 shares
-/// (io/profile.hpp). A clock read costs ~30 ns, as much as a small event, so kinds
+/// (io/run/profile.hpp). A clock read costs ~30 ns, as much as a small event, so kinds
 /// whose events take under 2 µs are sampled (one event in 16 at random, weighted 16);
 /// longer ones are all timed.
 #include <chrono>

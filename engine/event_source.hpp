@@ -32,7 +32,7 @@ class EventSource {
   /// Number of vertices the event touches (for traces).
   virtual int stencil_size(EventSlot /*slot*/) const { return 0; }
   /// The vertices whose velocity the event of `slot` may change, for the per-vertex
-  /// event counts (io/event_counts.hpp; the viewer's heat map). Read before
+  /// event counts (io/run/event_counts.hpp; the viewer's heat map). Read before
   /// the event is processed. Certificates return none: they change no velocity.
   virtual std::span<const Index> stencil_vertices(EventSlot /*slot*/) const { return {}; }
   /// Potential energy of this source's terms at time `t` (positions read, not synced).

@@ -1,7 +1,7 @@
 #pragma once
 /// The kernel's observer hook (DESIGN §1): what watches the event loop without being
 /// part of it — the trace (engine/trace.hpp), the sampling profiler
-/// (engine/event_profiler.hpp), the viewer's event counts (io/event_counts.hpp).
+/// (engine/event_profiler.hpp), the viewer's event counts (io/run/event_counts.hpp).
 /// An observer names the hooks it wants (hooks()); the kernel calls only those. With
 /// none attached the loop pays one predictable branch per event and one per queue
 /// change (docs/performance.md "Observers").

@@ -1,7 +1,7 @@
 #pragma once
 /// A vertex whose mass the kernel holds only in part: a phantom body's primary vertex
 /// carries m/2 in the kernel's state and its phantom copy the other half
-/// (integrators/phantom_source.hpp). An impulse meant for the whole vertex (a contact
+/// (integrators/phantom/phantom_source.hpp). An impulse meant for the whole vertex (a contact
 /// impulse, with "contact_mass": "whole") changes both copies' velocities by J/m: the
 /// caller applies dv = J/m to the kernel's copy and reports it here for the other.
 #include "engine/types.hpp"

@@ -22,11 +22,11 @@ namespace {
 // Explicit stencils start first: they live in the World's shared force sources, which
 // the World registers before any body integrator (ExplicitShell::start does nothing).
 constexpr std::array kKinds{
-    IntegratorKind{"explicit", 0, "explicit AVI stencils (integrators/explicit_shell.hpp)"},
-    IntegratorKind{"phantom", 1, "phantom mesh: implicit ticks of a copy (integrators/phantom_source.hpp)"},
-    IntegratorKind{"backward_euler", 2, "tet solid, backward Euler coarse steps (integrators/solid_source.hpp)"},
-    IntegratorKind{"zhao", 2, "tet solid, Zhao et al.'s multi-rate steps (integrators/solid_source.hpp)"},
-    IntegratorKind{"schroeder", 3, "tet solid, Schroeder et al.'s schemes (integrators/schroeder_source.hpp)"},
+    IntegratorKind{"explicit", 0, "explicit AVI stencils (integrators/avi/explicit_shell.hpp)"},
+    IntegratorKind{"phantom", 1, "phantom mesh: implicit ticks of a copy (integrators/phantom/phantom_source.hpp)"},
+    IntegratorKind{"backward_euler", 2, "tet solid, backward Euler coarse steps (integrators/implicit/solid_source.hpp)"},
+    IntegratorKind{"zhao", 2, "tet solid, Zhao et al.'s multi-rate steps (integrators/implicit/solid_source.hpp)"},
+    IntegratorKind{"schroeder", 3, "tet solid, Schroeder et al.'s schemes (integrators/schroeder/schroeder_source.hpp)"},
 };
 
 }  // namespace

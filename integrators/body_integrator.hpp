@@ -4,7 +4,7 @@
 /// its scheme. Explicit AVI stencils (ExplicitShell), phantom meshes (PhantomSource),
 /// backward Euler and Zhao's multi-rate scheme (SolidSource) and Schroeder et al.'s
 /// schemes (SchroederSource) implement it; a Scene holds one list of them
-/// (io/scene.hpp), and the World starts them in the order of the registry below
+/// (io/scene/scene.hpp), and the World starts them in the order of the registry below
 /// (docs/api.md "Adding an integrator").
 ///
 /// An integrator that runs its own events is an EventSource too (source() returns it)
@@ -22,7 +22,7 @@
 
 namespace clockwork {
 
-/// Totals over a run's integrators that the run summary reports (io/run.hpp).
+/// Totals over a run's integrators that the run summary reports (io/run/run.hpp).
 struct IntegratorTotals {
   /// Linearised steps re-solved by the energy safeguard (energy_safeguard.hpp).
   std::uint64_t safeguarded_steps = 0;

@@ -48,7 +48,7 @@ export function parseCsv(text, name = 'csv') {
 }
 
 /**
- * ASCII PLY as written by io/frame_io.cpp -> {positions, indices, events|null}.
+ * ASCII PLY as written by io/frames/frame_io.cpp -> {positions, indices, events|null}.
  * Checked whole (the viewer must not draw a frame cut short): throws naming `name`.
  */
 export function parsePly(text, name) {

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "io/mesh.hpp"
-#include "io/obstacle_meshes.hpp"
-#include "io/run.hpp"
-#include "io/tet_mesh.hpp"
+#include "io/mesh/mesh.hpp"
+#include "io/mesh/obstacle_meshes.hpp"
+#include "io/run/run.hpp"
+#include "io/mesh/tet_mesh.hpp"
 #include "io/world/world.hpp"
 
 namespace py = pybind11;

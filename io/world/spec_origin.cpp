@@ -18,7 +18,7 @@ JsonField JsonOrigin::field(std::string_view path) const {
     if (f.has(key)) {
       f = f.at(key);
     } else if (f.has("advanced") && f.at("advanced").has(key)) {
-      f = f.at("advanced").at(key);  // a numerical knob (io/scene_schema.hpp)
+      f = f.at("advanced").at(key);  // a numerical knob (io/scene/scene_schema.hpp)
     } else {
       break;
     }

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/json_reader.hpp"
+#include "io/scene/json_reader.hpp"
 
 namespace clockwork {
 

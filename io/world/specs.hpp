@@ -2,7 +2,7 @@
 /// What a World is assembled from (io/world/world.hpp): typed descriptions of the
 /// shells, chains, solids and obstacles of a simulation, with their materials and
 /// integrator settings. Every field has the meaning and unit of the scene-format key of
-/// the same name (docs/scene-format.md); the JSON front-end (io/scene.cpp) fills these
+/// the same name (docs/scene-format.md); the JSON front-end (io/scene/scene.cpp) fills these
 /// from a file, a C++ or Python client fills them directly.
 #include <memory>
 #include <optional>
@@ -13,14 +13,14 @@
 
 #include "contact/contact_parameters.hpp"
 #include "engine/kinematic_script.hpp"
-#include "integrators/implicit_tick.hpp"
-#include "integrators/multirate_solver.hpp"
-#include "integrators/phantom_source.hpp"
-#include "integrators/schroeder_source.hpp"
-#include "integrators/solid_source.hpp"
-#include "io/mesh.hpp"
-#include "io/scene_contact.hpp"
-#include "io/tet_mesh.hpp"
+#include "integrators/phantom/implicit_tick.hpp"
+#include "integrators/zhao/multirate_solver.hpp"
+#include "integrators/phantom/phantom_source.hpp"
+#include "integrators/schroeder/schroeder_source.hpp"
+#include "integrators/implicit/solid_source.hpp"
+#include "io/mesh/mesh.hpp"
+#include "io/scene/scene_contact.hpp"
+#include "io/mesh/tet_mesh.hpp"
 #include "io/world/spec_origin.hpp"
 
 namespace clockwork {

@@ -49,7 +49,7 @@ std::pair<std::string, double> solid_step(const SolidSpec& spec) {
 /// Values a C++ caller can get wrong that a scene file's reader has already refused.
 void check_solid_spec(const SolidSpec& spec, const SpecOrigin& origin) {
   if (spec.mesh.tets.empty()) origin.fail("shape", "needs at least one tet");
-  // A scene file's tet shapes were validated as they were read (io/scene_solid.hpp).
+  // A scene file's tet shapes were validated as they were read (io/scene/scene_solid.hpp).
   if (!spec.origin) validate_tet_mesh(spec.mesh, origin.pointer("shape"));
   if (spec.material.per_tet.size() != spec.mesh.tets.size())
     origin.fail("material", fmt::format("{} tet materials for {} tets", spec.material.per_tet.size(),

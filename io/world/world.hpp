@@ -1,7 +1,7 @@
 #pragma once
 /// The typed API for assembling and running a simulation: add shells, chains, solids
 /// and obstacles with their materials and integrator settings, enable contact, then
-/// step, read state or write a run folder. The JSON scene loader (io/scene.hpp) is one
+/// step, read state or write a run folder. The JSON scene loader (io/scene/scene.hpp) is one
 /// front-end that maps a file onto it; tests, benchmarks and the Python module build
 /// worlds directly.
 ///
@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "io/scene.hpp"
-#include "io/scene_limits.hpp"
+#include "io/scene/scene.hpp"
+#include "io/scene/scene_limits.hpp"
 #include "io/world/specs.hpp"
 
 namespace clockwork {
@@ -52,7 +52,7 @@ class World {
   bool has_contact() const { return contact_.has_value(); }
 
   /// Starts from the frame `frame` (-1: the last) of an earlier run's folder instead of
-  /// the bodies' initial states (io/resume.hpp). Before the first step.
+  /// the bodies' initial states (io/frames/resume.hpp). Before the first step.
   void resume_from(std::string dir, int frame = -1);
 
   /// The assembled scene (built on first use). Its kernel runs the events.

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "contact/intersection_check.hpp"
-#include "contact/obstacle_proximity.hpp"
-#include "io/resume.hpp"
-#include "io/tick_pairs.hpp"
+#include "contact/intersections/intersection_check.hpp"
+#include "contact/obstacles/obstacle_proximity.hpp"
+#include "io/frames/resume.hpp"
+#include "io/world/tick_pairs.hpp"
 #include "io/world/world_impl.hpp"
 
 namespace clockwork {
@@ -89,7 +89,7 @@ void give_ticks_obstacles(World::Impl& w, const ContactParameters& params) {
 }
 
 /// Solves with deformable contact see the contact system's near element pairs
-/// (self-contact and other bodies) (io/tick_pairs.hpp).
+/// (self-contact and other bodies) (io/world/tick_pairs.hpp).
 void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
   std::vector<PairOwner> owners;
   for (std::size_t b = 0; b < w.scene.bodies.size(); ++b) {
@@ -205,7 +205,7 @@ void World::Impl::check_initial_overlap() const {
 }
 
 /// The deformable bodies' vertices from the frame of the run in resume_dir, and the
-/// clock at its time (io/resume.hpp). Masses must match: a frame of another scene with
+/// clock at its time (io/frames/resume.hpp). Masses must match: a frame of another scene with
 /// as many vertices is refused.
 void World::Impl::resume(double frame_rate) {
   std::vector<std::string> names;

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "engine/kinematic_script.hpp"
-#include "integrators/explicit_shell.hpp"
-#include "integrators/force_source.hpp"
-#include "integrators/gravity_energy.hpp"
-#include "integrators/hinge_energy.hpp"
-#include "integrators/membrane_energy.hpp"
-#include "integrators/spring_energy.hpp"
-#include "integrators/wind_force.hpp"
+#include "integrators/avi/explicit_shell.hpp"
+#include "integrators/avi/force_source.hpp"
+#include "integrators/energy/gravity_energy.hpp"
+#include "integrators/energy/hinge_energy.hpp"
+#include "integrators/energy/membrane_energy.hpp"
+#include "integrators/energy/spring_energy.hpp"
+#include "integrators/energy/wind_force.hpp"
 #include "io/world/world.hpp"
 
 namespace clockwork {

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <type_traits>
 
-#include "integrators/stability.hpp"
+#include "integrators/avi/stability.hpp"
 #include "io/world/world_impl.hpp"
 
 namespace clockwork {
@@ -386,7 +386,7 @@ std::size_t World::add_shell(ShellSpec spec) {
   }
   ShellBuilder b(w, budget(), spec, origin);
   // The body's stencils are appended to the shared sources: its adapter names their
-  // ranges (integrators/explicit_shell.hpp).
+  // ranges (integrators/avi/explicit_shell.hpp).
   std::vector<Index> ids(n);
   for (std::size_t a = 0; a < n; ++a) ids[a] = global(static_cast<Index>(a));
   auto shell = std::make_unique<ExplicitShell>(body.name, std::move(ids));

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "contact/intersection_check.hpp"
+#include "contact/intersections/intersection_check.hpp"
 #include "tests/support/contact_scenes.hpp"
 #include "tests/support/scenes.hpp"
 

@@ -4,10 +4,10 @@
 #include <doctest/doctest.h>
 
 #include "contact/contact_system.hpp"
-#include "contact/distance.hpp"
-#include "contact/intersection_check.hpp"
-#include "integrators/force_source.hpp"
-#include "integrators/spring_energy.hpp"
+#include "contact/distance/distance.hpp"
+#include "contact/intersections/intersection_check.hpp"
+#include "integrators/avi/force_source.hpp"
+#include "integrators/energy/spring_energy.hpp"
 
 namespace clockwork {
 namespace {

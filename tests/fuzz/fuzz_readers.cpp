@@ -32,11 +32,11 @@
 #include <string>
 #include <vector>
 
-#include "io/frame_io.hpp"
-#include "io/mesh.hpp"
-#include "io/scene.hpp"
+#include "io/frames/frame_io.hpp"
+#include "io/mesh/mesh.hpp"
+#include "io/scene/scene.hpp"
 #include "io/scene_error.hpp"
-#include "io/tet_mesh.hpp"
+#include "io/mesh/tet_mesh.hpp"
 #include "tests/fuzz/mutate.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)

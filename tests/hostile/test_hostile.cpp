@@ -45,7 +45,7 @@ bool non_finite_token(std::string t) {
 }
 
 /// The first non-finite number in a written PLY, OBJ or CSV file ("" if none). A PLY's
-/// `mass` column is skipped: kinematic vertices have mass inf (io/frame_io.hpp).
+/// `mass` column is skipped: kinematic vertices have mass inf (io/frames/frame_io.hpp).
 std::string first_non_finite(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::string line;

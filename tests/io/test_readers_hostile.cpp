@@ -13,11 +13,11 @@
 #include <limits>
 
 #include "io/exit_codes.hpp"
-#include "io/frame_io.hpp"
-#include "io/json_reader.hpp"
-#include "io/mesh.hpp"
-#include "io/run.hpp"
-#include "io/tet_mesh.hpp"
+#include "io/frames/frame_io.hpp"
+#include "io/scene/json_reader.hpp"
+#include "io/mesh/mesh.hpp"
+#include "io/run/run.hpp"
+#include "io/mesh/tet_mesh.hpp"
 #include "tests/support/cli.hpp"
 #include "tests/support/errors.hpp"
 #include "tests/support/files.hpp"

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/scene_schema.hpp"
+#include "io/scene/scene_schema.hpp"
 
 namespace clockwork::test {
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "integrators/tet_fem.hpp"
+#include "integrators/fem/tet_fem.hpp"
 #include "tests/support/tet_blocks.hpp"
 
 namespace clockwork::test {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "io/check_frames.hpp"
-#include "io/json_reader.hpp"
-#include "io/mesh.hpp"
-#include "io/run.hpp"
-#include "io/scene.hpp"
+#include "io/frames/check_frames.hpp"
+#include "io/scene/json_reader.hpp"
+#include "io/mesh/mesh.hpp"
+#include "io/run/run.hpp"
+#include "io/scene/scene.hpp"
 #include "tests/support/files.hpp"
 
 namespace clockwork::test {

@@ -1,6 +1,6 @@
 #pragma once
 /// The one derivative-check harness (STYLE practice 6), for both levels of the energy
-/// interface (integrators/energy_term.hpp): central differences of the value against
+/// interface (engine/energy_term.hpp): central differences of the value against
 /// the gradient and of the gradient against the Hessian, relative errors with a floor,
 /// the Hessian's symmetry, and its PSD projection — PSD, and equal to the Hessian where
 /// that one is PSD already. The errors are computed apart from the checks, so that a
@@ -13,7 +13,7 @@
 #include <random>
 
 #include "engine/types.hpp"
-#include "integrators/energy_term.hpp"
+#include "engine/energy_term.hpp"
 
 namespace clockwork::test {
 

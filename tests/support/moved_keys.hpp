@@ -1,7 +1,7 @@
 #pragma once
 // The test main (tests/doctest_main.cpp) fails a test whose scenes put a numerical
 // knob at its place before issue 43 (the "'KEY' moved to ..." warning of
-// io/scene_schema.cpp): tests write the current format. A test that checks that
+// io/scene/scene_schema.cpp): tests write the current format. A test that checks that
 // warning on purpose opts in for its scope with AllowMovedKeys.
 namespace clockwork::test {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "integrators/multirate_solver.hpp"
-#include "io/tet_mesh.hpp"
+#include "integrators/zhao/multirate_solver.hpp"
+#include "io/mesh/tet_mesh.hpp"
 
 namespace clockwork::test {
 

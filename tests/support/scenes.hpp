@@ -2,7 +2,7 @@
 // Scenes built from JSON in tests, and the message of the error a bad one raises.
 #include <string>
 
-#include "io/scene.hpp"
+#include "io/scene/scene.hpp"
 #include "io/scene_error.hpp"
 
 namespace clockwork::test {

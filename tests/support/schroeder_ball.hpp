@@ -3,9 +3,9 @@
 #include <memory>
 #include <vector>
 
-#include "integrators/schroeder_scheme.hpp"
-#include "integrators/tet_fem.hpp"
-#include "io/tet_mesh.hpp"
+#include "integrators/schroeder/schroeder_scheme.hpp"
+#include "integrators/fem/tet_fem.hpp"
+#include "io/mesh/tet_mesh.hpp"
 
 namespace clockwork::test {
 

@@ -3,16 +3,16 @@
 /// energy of the kernel's velocities, the source's potential (gravity + elastic), the
 /// elastic energy of both element sets, inverted tets, finiteness; the demo scene with
 /// another scheme; the static backward-Euler reference of a ball at rest on a plane
-/// (tests/io/test_schroeder_energy_runs.cpp, tests/io/test_schroeder_drops.cpp).
+/// (tests/integrators/schroeder/test_schroeder_energy_runs.cpp, tests/integrators/schroeder/test_schroeder_drops.cpp).
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "integrators/backward_euler.hpp"
-#include "io/scene.hpp"
-#include "io/tet_mesh.hpp"
+#include "integrators/implicit/backward_euler.hpp"
+#include "io/scene/scene.hpp"
+#include "io/mesh/tet_mesh.hpp"
 
 namespace clockwork::test {
 

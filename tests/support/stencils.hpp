@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "contact/distance.hpp"
+#include "contact/distance/distance.hpp"
 #include "engine/types.hpp"
 
 namespace clockwork::test {

@@ -5,7 +5,7 @@
 #include <array>
 #include <vector>
 
-#include "integrators/tet_fem.hpp"
+#include "integrators/fem/tet_fem.hpp"
 
 namespace clockwork::test {
 

@@ -1,7 +1,7 @@
 // The viewer's reading of a run (viewer/run_data.js) under node, no browser: a whole
 // run loads; a missing, cut or changed frame rejects with a message naming the file,
 // and no progress is reported after the failure (the page showed "loading frames
-// 10 / 11" over the error before). Run by tests/io/test_run_folders.cpp:
+// 10 / 11" over the error before). Run by tests/io/frames/test_run_folders.cpp:
 //   node viewer/test/run_data_test.mjs CHAIN_RUN CLOTH_RUN
 // (two output folders of `clockwork run`: a chain without faces, a cloth with them).
 import fs from 'node:fs';

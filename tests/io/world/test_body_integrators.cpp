@@ -9,9 +9,9 @@
 #include <string>
 
 #include "engine/diagnostics.hpp"
-#include "integrators/explicit_shell.hpp"
-#include "io/json_reader.hpp"
-#include "io/scene.hpp"
+#include "integrators/avi/explicit_shell.hpp"
+#include "io/scene/json_reader.hpp"
+#include "io/scene/scene.hpp"
 #include "tests/support/errors.hpp"
 
 using namespace clockwork;

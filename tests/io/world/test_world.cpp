@@ -7,9 +7,9 @@
 #include <cmath>
 #include <string>
 
-#include "io/json_reader.hpp"
-#include "io/obstacle_meshes.hpp"
-#include "io/scene.hpp"
+#include "io/scene/json_reader.hpp"
+#include "io/mesh/obstacle_meshes.hpp"
+#include "io/scene/scene.hpp"
 #include "io/world/world.hpp"
 #include "tests/support/errors.hpp"
 

@@ -1,0 +1,66 @@
+#include "integrators/implicit/energy_safeguard.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace clockwork {
+
+EnergyBalance step_energy_balance(const TetFemModel& model, const std::vector<double>& mass,
+                                  const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
+                                  const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,
+                                  const Eigen::VectorXd& f_ext, double h,
+                                  std::span<const TickPlane> planes,
+                                  std::span<const double> impulses) {
+  double kinetic0 = 0.0, kinetic1 = 0.0;
+  for (std::size_t a = 0; a < mass.size(); ++a) {
+    const auto o = 3 * static_cast<Eigen::Index>(a);
+    kinetic0 += 0.5 * mass[a] * v0.segment<3>(o).squaredNorm();
+    kinetic1 += 0.5 * mass[a] * v1.segment<3>(o).squaredNorm();
+  }
+  const double elastic0 = model.value(x0), elastic1 = model.value(x1);
+  const double gravity = f_ext.dot(x1 - x0);
+  double contact = 0.0;
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    TickPlane p = planes[k];
+    p.two_sided = true;
+    const double along = p.violation(x0) - p.violation(x1);  // n · (y₁ − y₀)
+    double force = impulses.empty() ? p.stiffness * p.violation(x1) : impulses[k] / h;
+    if (!planes[k].friction) force = std::max(0.0, force);  // a pull is not contact's
+    contact += force * along;
+  }
+  EnergyBalance b;
+  b.gain = (kinetic1 + elastic1) - (kinetic0 + elastic0) - gravity - contact;
+  const double scale = kinetic0 + kinetic1 + std::abs(elastic0) + std::abs(elastic1) +
+                       std::abs(gravity) + std::abs(contact);
+  b.tolerance = kEnergySafeguardTolerance * scale;
+  if (!std::isfinite(b.gain)) b.gain = HUGE_VAL;  // a step gone non-finite: re-solve it
+  return b;
+}
+
+RotationShare energy_limited_share(const TetFemModel& model, const std::vector<double>& mass,
+                                   const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
+                                   const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,
+                                   const Eigen::VectorXd& u, const Eigen::VectorXd& f_ext, double h,
+                                   std::span<const TickPlane> planes, std::span<const double> impulses,
+                                   double credit, Eigen::VectorXd& x_s, Eigen::VectorXd& v_s) {
+  const auto balance = [&](double s) {
+    x_s = x1 + (s * h) * u;
+    v_s = v1 + s * u;
+    return step_energy_balance(model, mass, x0, v0, x_s, v_s, f_ext, h, planes, impulses);
+  };
+  const EnergyBalance without = balance(0.0);
+  const double allowed = std::max(without.gain, credit);
+  const EnergyBalance full = balance(1.0);
+  if (full.gain <= allowed + full.tolerance) return {1.0, full.gain};
+  RotationShare r{0.0, without.gain};  // gain(share) ≤ allowed < gain(hi)
+  double hi = 1.0;
+  for (int k = 0; k < 40; ++k) {
+    const double mid = 0.5 * (r.share + hi);
+    const double gain = balance(mid).gain;
+    if (gain <= allowed) r = {mid, gain};
+    else hi = mid;
+  }
+  return r;
+}
+
+}  // namespace clockwork

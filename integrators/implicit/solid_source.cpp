@@ -1,0 +1,478 @@
+#include "integrators/implicit/solid_source.hpp"
+
+#include "integrators/solvers/rigid_rotation.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace clockwork {
+
+SolidSource::SolidSource(std::string body, std::vector<Index> vertices,
+                         std::shared_ptr<TetFemModel> model, std::vector<bool> fixed,
+                         const Vec3& gravity)
+    : body_(std::move(body)),
+      vertices_(std::move(vertices)),
+      model_(std::move(model)),
+      fixed_(std::move(fixed)) {
+  const std::size_t n = vertices_.size();
+  assert(model_->vertex_count() == n && fixed_.size() == n);
+  f_ext_.setZero(3 * n);
+  for (std::size_t a = 0; a < n; ++a) {
+    if (fixed_[a]) continue;
+    free_.push_back(static_cast<Index>(a));
+    free_global_.push_back(vertices_[a]);
+    f_ext_.segment<3>(3 * a) = model_->lumped_mass()[a] * gravity;
+  }
+  x_.resize(3 * n);
+  v_.resize(3 * n);
+  // The planes' floor stiffness: each vertex's diagonal block of K at rest.
+  TetFemModel::Sparse K;
+  model_->hessian(model_->rest_positions(), K, true);
+  std::vector<double> k(n, 0.0);
+  for (std::size_t a = 0; a < n; ++a)
+    k[a] = (K.coeff(3 * a, 3 * a) + K.coeff(3 * a + 1, 3 * a + 1) + K.coeff(3 * a + 2, 3 * a + 2)) / 3.0;
+  contact_.set_material_stiffness(std::move(k));
+}
+
+void SolidSource::use_backward_euler(double h, const BackwardEulerSettings& settings) {
+  h_ = h;
+  euler_ = std::make_unique<BackwardEuler>(*model_, settings);
+  multirate_.reset();
+}
+
+void SolidSource::use_multirate(std::vector<MultirateRegion> regions,
+                                const MultirateSettings& settings) {
+  h_ = settings.h_L;
+  multirate_ = std::make_unique<MultirateSolver>(*model_, std::move(regions), fixed_, settings);
+  euler_.reset();
+  region_global_.clear();
+  for (const MultirateRegion& r : multirate_->regions()) {
+    region_global_.emplace_back();
+    for (Index a : r.vertices) region_global_.back().push_back(vertices_[a]);
+  }
+}
+
+std::string_view SolidSource::name() const {
+  return multirate_ ? "coarse:zhao" : "coarse:backward_euler";
+}
+
+void SolidSource::start(EventKind kind, Kernel& kernel, double t0) {
+  assert(h_ > 0.0);
+  if (multirate_) {
+    auto fine = std::make_unique<SolidFineSource>(*this);
+    fine->next_.assign(multirate_->regions().size(), 1);
+    fine_ = fine.get();
+    fine_kind_ = kernel.add_source(std::move(fine));
+  }
+  clock_ = StepClock(t0, h_);
+  next_step_ = 0;
+  kernel.schedule(kind, 0, clock_.time(0));
+}
+
+void SolidSource::gather(const VertexState& state, double t) {
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    x_.segment<3>(3 * a) = state.position_at(vertices_[a], t);
+    v_.segment<3>(3 * a) = state.velocity(vertices_[a]);
+  }
+}
+
+void SolidSource::kick(Kernel& kernel, double t, const Eigen::VectorXd& dv,
+                       const std::vector<Index>& local) {
+  VertexState& state = kernel.state();
+  for (Index a : local) {
+    const Index g = vertices_[a];
+    state.sync(g, t);
+    state.velocity_ref(g) += dv.segment<3>(3 * a);
+    kernel.velocity_changed(g);
+  }
+}
+
+double SolidSource::process(EventSlot, double time, Kernel& kernel) {
+  gather(kernel.state(), time);
+  ++counters_.coarse_steps;
+  current_ = next_step_++;
+  if (euler_) {
+    v_new_ = v_;
+    x_start_ = x_;
+    std::span<TickPlane> planes;
+    if (contact_.any()) {
+      double speed = 0.0;
+      for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
+      contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
+      planes = contact_.planes();
+    }
+    const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_, planes);
+    counters_.newton_iterations += r.newton_iterations;
+    counters_.linear_iterations += r.linear_iterations;
+    if (r.safeguarded) ++counters_.safeguarded;
+    if (!r.converged && (euler_->settings().max_newton > 1 || r.safeguarded)) {  // 1: linearised by design
+      ++counters_.unconverged;
+      spdlog::warn("{}: backward Euler step at t = {} s not converged after {} Newton "
+                   "iterations (|grad| {:.3g}); the last iterate is used",
+                   body_, time, r.newton_iterations, r.gradient_norm);
+    }
+    // x_ now holds the landing positions x_{n+1}: each plane's impulse h k v there.
+    record_plane_impulses(x_, planes);
+    v_new_ -= v_;
+    // BackwardEuler's own safeguard checked the solve; the rotation spends no more
+    // energy than the body dissipated (keep_angular_momentum).
+    keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
+    kick(kernel, time, v_new_, free_);
+    if (!contact_.planes().empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
+    return clock_.time(next_step_);
+  }
+  if (contact_.any()) plan_multirate_contact(time);
+  multirate_->step(x_, v_, f_ext_, step_);
+  if (!contact_.planes().empty()) multirate_plane_impulses();
+  const auto& regions = multirate_->regions();
+  // Single rate: the whole step is one kick at t_n, whose angular momentum is kept; at
+  // m > 1 the plan's rotation (keep_angular_momentum_multirate).
+  const bool single = std::all_of(regions.begin(), regions.end(), [](const MultirateRegion& r) { return r.m == 1; }) &&
+      free_.size() == vertices_.size();
+  const double alpha = multirate_->settings().rayleigh_alpha;
+  if (single) {
+    v_new_ = step_.dv_L;
+    for (std::size_t i = 0; i < regions.size(); ++i) v_new_ += step_.dv_S[i][0];
+  }
+  // The energy safeguard checks the plan as the kernel will follow it; the rotation
+  // after it spends no more energy than the body dissipated (keep_angular_momentum).
+  if (energy_safeguard_ && (single ? kick_gained_energy(x_) : multirate_step_gained_energy()) &&
+      resolve_with_newton(time, x_)) {
+    ++counters_.safeguarded;
+    for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) = v_new_.segment<3>(3 * a);
+    for (std::size_t i = 0; i < regions.size(); ++i)
+      for (Index a : regions[i].vertices)
+        for (Eigen::VectorXd& dv : step_.dv_S[i]) dv.segment<3>(3 * a) = v_new_.segment<3>(3 * a);
+  }
+  if (single) keep_angular_momentum(x_, v_new_, alpha);
+  else if (free_.size() == vertices_.size()) keep_angular_momentum_multirate(alpha);
+  if (contact_.any() && contact_.planes().empty()) contact_.record_loads(h_, impulses_, vertices_.size());
+  if (!contact_.planes().empty()) {
+    counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
+    contact_.record_loads(h_, impulses_, vertices_.size());
+  }
+  v_start_ = v_;
+  x_start_ = x_;
+  off_plan_.assign(multirate_->regions().size(), 0);
+  if (single) {
+    kick(kernel, time, v_new_, free_);
+    return clock_.time(next_step_);
+  }
+  kick(kernel, time, step_.dv_L, multirate_->large_vertices());
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    kick(kernel, time, step_.dv_S[i][0], regions[i].vertices);
+    if (regions[i].m > 1) {
+      fine_->begin(static_cast<EventSlot>(i));
+      kernel.schedule(fine_kind_, static_cast<EventSlot>(i), clock_.time(current_, 1, regions[i].m));
+    }
+  }
+  return clock_.time(next_step_);
+}
+
+int SolidSource::plane_group(const TickPlane& p) const {
+  int group = -3;
+  for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
+    if (p.weights[i] == 0.0) continue;
+    const int g = multirate_->group(p.vertices[i]);
+    if (g == -2) continue;  // prescribed: moves with its own velocity in both
+    if (group != -3 && g != group) return -3;
+    group = g;
+  }
+  return group;
+}
+
+void SolidSource::plan_multirate_contact(double time) {
+  double speed = 0.0;
+  for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
+  contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
+  // A plane is held as a spring for the whole large step, so it must not pull the
+  // point towards itself before the point gets there (that turned a 15 cm drop's
+  // 2.2 J into 5 J at m = 10): it is taken if x_n is behind it, or if the point
+  // crosses it within its own first step — h_L on L, h_S on a region, whose substeps
+  // each feel the spring at their end. A point further off reaches it later in the
+  // large step through the layers, and meets it at the next.
+  const auto& regions = multirate_->regions();
+  contact_.keep([&](TickPlane& p) {
+    const int g = plane_group(p);
+    if (g == -3) return false;
+    const double h = g < 0 ? h_ : h_ / regions[static_cast<std::size_t>(g)].m;
+    // The violation at the prediction x_n + h v_n, on the plane's own vertices only.
+    double height = 0.0;
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+      if (p.weights[i] != 0.0) {
+        const Eigen::Index o = 3 * static_cast<Eigen::Index>(p.vertices[i]);
+        height += p.weights[i] * p.normal.dot(Vec3(x_.segment<3>(o) + h * v_.segment<3>(o)));
+      }
+    if (!(p.violation(x_) > 0.0 || p.offset - height > 0.0)) return false;
+    p.two_sided = true;  // one linear solve: held for the step (MultirateSolver)
+    return true;
+  });
+  // A friction anchor is meant to give the step the impulse k_t h_L² u of a slide at u
+  // (SolveContact::add_friction). Held as a spring in K it is also damped by βK and, on a
+  // region, anchored at x_n across m substeps: over the large step its impulse is
+  // k u (h_L² + β h_L) on L and k u (h_L² (m+1)/(2m) + β h_L) on a region
+  // (multirate_plane_impulses), so its stiffness is scaled to match. Unscaled, a block
+  // landing while sliding stopped in a third of backward Euler's distance at β = h_L.
+  const double beta = multirate_->settings().rayleigh_beta;
+  for (TickPlane& p : contact_.planes()) {
+    if (!p.friction) continue;
+    const int g = plane_group(p);
+    const double m = g < 0 ? 1.0 : regions[static_cast<std::size_t>(g)].m;
+    p.stiffness *= h_ / (h_ * (m + 1.0) / (2.0 * m) + beta);
+  }
+  multirate_->set_planes(contact_.planes());
+}
+
+void SolidSource::multirate_plane_impulses() {
+  const std::vector<TickPlane>& planes = contact_.planes();
+  const double beta = multirate_->settings().rayleigh_beta;
+  impulses_.assign(planes.size(), 0.0);
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    const TickPlane& p = planes[k];
+    const int g = plane_group(p);
+    // y(x) and y(v) of the plane's combination over its vertices.
+    const auto along = [&](const auto& value) {
+      double s = 0.0;
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+        if (p.weights[i] != 0.0) s += p.weights[i] * p.normal.dot(value(p.vertices[i]));
+      return s;
+    };
+    const auto x0 = [&](Index a) { return Vec3(x_.segment<3>(3 * a)); };
+    if (g == -1) {
+      const auto v_end = [&](Index a) {
+        return Vec3(v_.segment<3>(3 * a) + step_.dv_L.segment<3>(3 * a));
+      };
+      const double y_end = along([&](Index a) { return Vec3(x0(a) + h_ * v_end(a)); });
+      impulses_[k] = h_ * p.stiffness * ((p.offset - y_end) - beta * along(v_end));
+      continue;
+    }
+    const int m = multirate_->regions()[static_cast<std::size_t>(g)].m;
+    const double hS = h_ / m;
+    const auto& dv_S = step_.dv_S[static_cast<std::size_t>(g)];
+    double y = along(x0), total = 0.0;
+    for (int r = 1; r <= m; ++r) {
+      const auto v_r = [&](Index a) {
+        return Vec3(v_.segment<3>(3 * a) + dv_S[r - 1].segment<3>(3 * a));
+      };
+      const double yv = along(v_r);
+      y += hS * yv;  // x_r = x_{r−1} + h_S v_r
+      total += hS * p.stiffness * ((p.offset - y) - beta * yv);
+    }
+    impulses_[k] = total;
+  }
+}
+
+void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv,
+                                        double alpha) {
+  if (free_.size() != vertices_.size()) return;  // pins take torques of their own
+  const std::vector<double>& m = model_->lumped_mass();
+  RigidRotation turn;
+  if (!turn.fit(m, x_n)) return;
+  // excess = Σ r × (m Δv − h f_ext + h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n (the
+  // friction anchors among the planes).
+  Vec3 excess = Vec3::Zero();
+  for (std::size_t a = 0; a < m.size(); ++a) {
+    const Vec3 r = turn.arm(x_n.segment<3>(3 * a));
+    const Vec3 next = v_.segment<3>(3 * a) + dv.segment<3>(3 * a);
+    excess += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)) - h_ * Vec3(f_ext_.segment<3>(3 * a)) +
+                      (h_ * alpha * m[a]) * next);
+  }
+  const std::vector<TickPlane>& planes = contact_.planes();
+  for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+      if (planes[k].weights[i] != 0.0) {
+        const Vec3 r = turn.arm(x_n.segment<3>(3 * planes[k].vertices[i]));
+        excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
+      }
+  if (!turn.solve(excess)) return;  // a degenerate (collinear) body: left as solved
+  if (!energy_safeguard_) {
+    turn.add_velocity(x_n, dv);
+    return;
+  }
+  rotation_.setZero(dv.size());
+  turn.add_velocity(x_n, rotation_);
+  v_end_ = v_ + dv;
+  x_end_ = x_n + h_ * v_end_;
+  const double share = rotation_share(x_n);
+  if (share == 1.0) dv += rotation_;
+  else dv += share * rotation_;
+}
+
+void SolidSource::keep_angular_momentum_multirate(double alpha) {
+  const std::vector<double>& m = model_->lumped_mass();
+  RigidRotation turn;
+  if (!turn.fit(m, x_)) return;
+  const auto r_of = [&](Index a) { return turn.arm(x_.segment<3>(3 * a)); };
+  // excess = ΔL_plan − Σ r × (h f_ext − h α m v_{n+1}) − Σ_planes Σ_i r_i × Λ w_i n, all
+  // about C with the planes' and external torques at x_n (as backward Euler's).
+  Vec3 excess = Vec3::Zero();
+  Mat3 B = Mat3::Zero();
+  const auto external = [&](Index a, const Vec3& v_end) {
+    return Vec3(h_ * f_ext_.segment<3>(3 * a) - (h_ * alpha * m[a]) * v_end);
+  };
+  for (Index a : multirate_->large_vertices()) {
+    const Vec3 r = r_of(a), dv = step_.dv_L.segment<3>(3 * a);
+    excess += r.cross(m[a] * dv - external(a, Vec3(v_.segment<3>(3 * a)) + dv));
+  }
+  const auto& regions = multirate_->regions();
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const auto& dv = step_.dv_S[i];
+    const int steps = regions[i].m;
+    const double hS = h_ / steps;
+    for (Index a : regions[i].vertices) {
+      const auto o = 3 * static_cast<Eigen::Index>(a);
+      const Vec3 r0 = r_of(a);
+      Vec3 r = r0;
+      excess += r0.cross(m[a] * Vec3(dv[0].segment<3>(o)));
+      for (int q = 1; q < steps; ++q) {
+        r += hS * Vec3(v_.segment<3>(o) + dv[q - 1].segment<3>(o));  // x_a(t_q)
+        const Vec3 u = dv[q].segment<3>(o) - dv[q - 1].segment<3>(o);
+        excess += r.cross(m[a] * u);
+        // (ω × r0) q h_S × m u = m q h_S (r0 uᵀ − (u·r0) I) ω
+        B += (m[a] * q * hS) * (r0 * u.transpose() - u.dot(r0) * Mat3::Identity());
+      }
+      excess -= r0.cross(external(a, Vec3(v_.segment<3>(o) + dv[steps - 1].segment<3>(o))));
+    }
+  }
+  const std::vector<TickPlane>& planes = contact_.planes();
+  for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
+    for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+      if (planes[k].weights[i] != 0.0)
+        excess -= r_of(planes[k].vertices[i]).cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
+  if (!turn.solve(excess, B)) return;  // a degenerate body: left as planned
+  // The share the plan's energy allows (keep_angular_momentum): ω × r joins every
+  // increment, so the plan ends at (x_end + s h u, v_end + s u) as for a single kick.
+  double share = 1.0;
+  if (energy_safeguard_) {
+    rotation_.setZero(x_.size());
+    turn.add_velocity(x_, rotation_);
+    plan_end_state();
+    share = rotation_share(x_);
+  }
+  const auto add = [&](Eigen::VectorXd& dv, Index a) {
+    const auto o = 3 * static_cast<Eigen::Index>(a);
+    if (!energy_safeguard_) dv.segment<3>(o) += turn.velocity(x_.segment<3>(o));
+    else if (share == 1.0) dv.segment<3>(o) += rotation_.segment<3>(o);
+    else dv.segment<3>(o) += share * rotation_.segment<3>(o);
+  };
+  for (Index a : multirate_->large_vertices()) add(step_.dv_L, a);
+  for (std::size_t i = 0; i < regions.size(); ++i)
+    for (Eigen::VectorXd& dv : step_.dv_S[i])
+      for (Index a : regions[i].vertices) add(dv, a);
+}
+
+void SolidSource::cancel_response_torque(const std::vector<Index>& region,
+                                         const std::vector<Index>* interface,
+                                         Eigen::VectorXd& dv, const Vec3& extra) const {
+  if (free_.size() != vertices_.size()) return;
+  const std::vector<double>& m = model_->lumped_mass();
+  const auto each = [&](auto f) {
+    for (Index a : region) f(a);
+    if (interface)
+      for (Index a : *interface) f(a);
+  };
+  RigidRotation turn;
+  if (!turn.fit(m, x_, each)) return;
+  Vec3 torque = extra;
+  each([&](Index a) {
+    const Vec3 r = turn.arm(x_.segment<3>(3 * a));
+    torque += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)));
+  });
+  if (!turn.solve(torque)) return;
+  turn.add_velocity(x_, dv, each);
+}
+
+double SolidSource::potential_energy(const VertexState& state, double t) const {
+  Eigen::VectorXd x(3 * vertices_.size());
+  double gravity = 0.0;
+  for (std::size_t a = 0; a < vertices_.size(); ++a) {
+    x.segment<3>(3 * a) = state.position_at(vertices_[a], t);
+    gravity -= f_ext_.segment<3>(3 * a).dot(x.segment<3>(3 * a));
+  }
+  return model_->value(x) + gravity;
+}
+
+int SolidFineSource::stencil_size(EventSlot slot) const {
+  return static_cast<int>(coarse_.region_global_[slot].size());
+}
+
+/// Substep r of region i applies Δv^S_{r,r+1} = Δv^S_{0,r+1} − Δv^S_{0,r} (eq. 20). Off
+/// the plan it adds the response of the region's tets to the state's difference from
+/// the plan, on S and (conservative coupling) its L neighbours
+/// (MultirateSolver::substep_change).
+double SolidFineSource::process(EventSlot slot, double time, Kernel& kernel) {
+  SolidSource& c = coarse_;
+  MultirateSolver& solver = *c.multirate_;
+  const MultirateRegion& region = solver.regions()[slot];
+  const auto& dv = c.step_.dv_S[slot];
+  const int r = next_[slot];
+  assert(r >= 1 && r < region.m);
+  char& off = c.off_plan_[slot];
+  if (!off) off = left_plan(slot, r, kernel.state());
+  const Eigen::Index n3 = c.x_.size();
+  dv_.resize(n3);  // only the region's entries are written and read
+  if (off) {
+    if (dx_plan_.size() != n3) {  // zeros off the stencils, which are never written
+      dx_plan_.setZero(n3);
+      dv_plan_.setZero(n3);
+    }
+    c.gather(kernel.state(), time);
+    plan_difference(slot, r);
+    const bool with_neighbours = solver.substep_change(slot, dx_plan_, dv_plan_, dv_);
+    // The planned increment lands at x, not at the plan's x − δx: the step's rotation
+    // (keep_angular_momentum_multirate) counted x_plan × m Δv; the rest is cancelled too.
+    Vec3 moved = Vec3::Zero();
+    const std::vector<double>& mass = c.model_->lumped_mass();
+    for (Index a : region.vertices)
+      moved += Vec3(dx_plan_.segment<3>(3 * a)).cross(mass[a] * Vec3((dv[r] - dv[r - 1]).segment<3>(3 * a)));
+    c.cancel_response_torque(region.vertices, with_neighbours ? &solver.region_interface(slot) : nullptr, dv_,
+                             moved);
+    for (Index a : region.vertices)
+      dv_.segment<3>(3 * a) += (dv[r] - dv[r - 1]).segment<3>(3 * a);
+    c.kick(kernel, time, dv_, region.vertices);
+    if (with_neighbours) c.kick(kernel, time, dv_, solver.region_interface(slot));
+    ++c.counters_.resolved_substeps;
+  } else {
+    for (Index a : region.vertices) dv_.segment<3>(3 * a) = (dv[r] - dv[r - 1]).segment<3>(3 * a);
+    c.kick(kernel, time, dv_, region.vertices);
+  }
+  ++c.counters_.fine_steps;
+  next_[slot] = r + 1;
+  if (r + 1 >= region.m) return kNever;
+  return c.clock_.time(c.current_, r + 1, region.m);
+}
+
+/// The plan (step()) puts every vertex on v_q = v(t_n) + Δv^L + Δv^S_{0,q} during
+/// substep q = 1..m (Δv^L zero on S, Δv^S zero off it; eq. 20–22), so the one after
+/// fine event r starts at x(t_n) + h_S Σ_{q≤r} v_q; before its kick S is on v_r.
+void SolidFineSource::plan_difference(EventSlot slot, int r) {
+  const SolidSource& c = coarse_;
+  const MultirateSolver& solver = *c.multirate_;
+  const double hS = c.h_ / solver.regions()[slot].m;
+  const auto& dv_S = c.step_.dv_S[slot];
+  for (Index a : solver.region_stencil(slot)) {
+    const Eigen::Index o = 3 * static_cast<Eigen::Index>(a);
+    const Vec3 v_L = c.v_start_.segment<3>(o) + c.step_.dv_L.segment<3>(o);
+    Vec3 x_plan = c.x_start_.segment<3>(o) + (r * hS) * v_L;
+    for (int q = 0; q < r; ++q) x_plan += hS * dv_S[q].segment<3>(o);
+    dx_plan_.segment<3>(o) = c.x_.segment<3>(o) - x_plan;
+    dv_plan_.segment<3>(o) = c.v_.segment<3>(o) - (v_L + dv_S[r - 1].segment<3>(o));
+  }
+}
+
+bool SolidFineSource::left_plan(EventSlot region, int r, const VertexState& state) const {
+  const SolidSource& c = coarse_;
+  const auto& dv_S = c.step_.dv_S[region][r - 1];
+  for (Index a : c.multirate_->region_stencil(region)) {
+    const Vec3 planned = (c.v_start_ + c.step_.dv_L + dv_S).segment<3>(3 * a);
+    // Round-off of the kernel's sums of increments is ~1e-16 |v|; an impulse worth a
+    // re-solve is far above 1e-9 m/s.
+    if ((state.velocity(c.vertices_[a]) - planned).norm() > 1e-9 * (1.0 + planned.norm()))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace clockwork

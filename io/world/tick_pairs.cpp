@@ -1,0 +1,63 @@
+#include "io/world/tick_pairs.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <iterator>
+
+namespace clockwork {
+
+TickPairFinder::TickPairFinder(const VertexState& state, const ContactSystem& contact,
+                               std::vector<PairOwner> owners, std::size_t body)
+    : state_(&state), contact_(&contact), owners_(std::move(owners)) {
+  assert(body < owners_.size());
+  first_ = owners_[body].first;
+  count_ = (body + 1 < owners_.size() ? owners_[body + 1].first : static_cast<Index>(state.size())) - first_;
+}
+
+const PairOwner& TickPairFinder::owner_of(Index vertex) const {
+  return *std::prev(std::upper_bound(owners_.begin(), owners_.end(), vertex,
+                                     [](Index v, const PairOwner& o) { return v < o.first; }));
+}
+
+void TickPairFinder::operator()(double time, double, std::vector<TickContactFeature>& out) {
+  const VertexState& s = *state_;
+  contact_->near_pairs(first_, count_, near_);
+  out.clear();
+  for (const ContactSystem::NearPair& p : near_) {
+    StencilPositions<4> x;
+    for (int i = 0; i < 4; ++i) x.col(i) = s.position_at(p.v[i], time);
+    const PairClosest c = pair_closest(p.type, x);
+    TickContactFeature f;
+    f.pair = true;
+    Vec3 own_velocity = Vec3::Zero(), other_velocity = Vec3::Zero();
+    double own_inverse = 0.0, other_inverse = 0.0;  // Σ w²/m per side, kernel masses
+    bool left_to_other = false;
+    for (int i = 0; i < 4; ++i) {
+      const Index v = p.v[i];
+      const double inverse = c.w[i] * c.w[i] * s.inv_mass(v);
+      if (v >= first_ && v - first_ < count_) {
+        f.vertices[i] = v - first_;
+        f.weights[i] = c.w[i];
+        own_velocity += c.w[i] * s.velocity(v);
+        own_inverse += inverse;
+        continue;
+      }
+      const PairOwner& owner = owner_of(v);
+      left_to_other = left_to_other || (owner.plans_pairs && owner.first < first_);
+      f.others[i] = v;
+      f.other_weights[i] = c.w[i];
+      f.other_phantom = owner.phantom;
+      f.other_first = owner.first;
+      f.point -= c.w[i] * x.col(i);
+      other_velocity -= c.w[i] * s.velocity(v);
+      other_inverse += inverse;
+    }
+    if (left_to_other) continue;
+    f.other_inverse_mass = other_inverse;
+    if (other_inverse + own_inverse > 0.0)
+      f.velocity = (other_inverse * own_velocity + own_inverse * other_velocity) / (other_inverse + own_inverse);
+    out.push_back(f);
+  }
+}
+
+}  // namespace clockwork

@@ -1,0 +1,44 @@
+#pragma once
+/// The near element pairs of deformable surfaces, as contact features for the ticks of
+/// phantom bodies with `deformable_contact` (docs/phantom.md "Near pairs in the tick").
+#include <vector>
+
+#include "contact/contact_system.hpp"
+#include "integrators/phantom/phantom_source.hpp"
+
+namespace clockwork {
+
+/// A body of the scene, as the pair finder sees it.
+struct PairOwner {
+  Index first = 0;                  ///< its first global vertex (bodies are in vertex order)
+  PhantomSource* phantom = nullptr;  ///< its phantom, which takes reactions; or none
+  bool plans_pairs = false;         ///< its ticks see their near pairs
+};
+
+/// A ContactFinder over the contact system's near pairs with a vertex in body `body`.
+/// Self pairs: the plane bounds the pair's own gap. A pair with another body: that
+/// body's side is the point −Σ w_j q_j, moving for the plane with the two sides'
+/// common (momentum-weighted) velocity, so the plane stops the approach as a
+/// perfectly inelastic impact would; the other body takes the reaction
+/// (PhantomSource::apply_plane_reactions). Such a pair is planned in one tick only:
+/// that of the earlier of the two bodies if both plan pairs, or else the one that
+/// does. (Planned in both, each contact force was applied twice — once by each body's
+/// own plane, once as the other's reaction — and two ribbons pressed together by
+/// tension kicked each other apart at m/s.)
+class TickPairFinder {
+ public:
+  TickPairFinder(const VertexState& state, const ContactSystem& contact, std::vector<PairOwner> owners,
+                 std::size_t body);
+  void operator()(double time, double reach, std::vector<TickContactFeature>& out);
+
+ private:
+  const PairOwner& owner_of(Index vertex) const;
+
+  const VertexState* state_;
+  const ContactSystem* contact_;
+  std::vector<PairOwner> owners_;
+  Index first_ = 0, count_ = 0;
+  std::vector<ContactSystem::NearPair> near_;
+};
+
+}  // namespace clockwork
