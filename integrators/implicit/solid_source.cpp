@@ -287,17 +287,15 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
         excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
       }
   if (!turn.solve(excess)) return;  // a degenerate (collinear) body: left as solved
-  if (!energy_safeguard_) {
-    turn.add_velocity(x_n, dv);
-    return;
-  }
   rotation_.setZero(dv.size());
   turn.add_velocity(x_n, rotation_);
-  v_end_ = v_ + dv;
-  x_end_ = x_n + h_ * v_end_;
-  const double share = rotation_share(x_n);
-  if (share == 1.0) dv += rotation_;
-  else dv += share * rotation_;
+  double share = 1.0;
+  if (energy_safeguard_) {
+    v_end_ = v_ + dv;
+    x_end_ = x_n + h_ * v_end_;
+    share = rotation_share(x_n);
+  }
+  dv += share * rotation_;
 }
 
 void SolidSource::keep_angular_momentum_multirate(double alpha) {
@@ -344,18 +342,16 @@ void SolidSource::keep_angular_momentum_multirate(double alpha) {
   if (!turn.solve(excess, B)) return;  // a degenerate body: left as planned
   // The share the plan's energy allows (keep_angular_momentum): ω × r joins every
   // increment, so the plan ends at (x_end + s h u, v_end + s u) as for a single kick.
+  rotation_.setZero(x_.size());
+  turn.add_velocity(x_, rotation_);
   double share = 1.0;
   if (energy_safeguard_) {
-    rotation_.setZero(x_.size());
-    turn.add_velocity(x_, rotation_);
     plan_end_state();
     share = rotation_share(x_);
   }
   const auto add = [&](Eigen::VectorXd& dv, Index a) {
     const auto o = 3 * static_cast<Eigen::Index>(a);
-    if (!energy_safeguard_) dv.segment<3>(o) += turn.velocity(x_.segment<3>(o));
-    else if (share == 1.0) dv.segment<3>(o) += rotation_.segment<3>(o);
-    else dv.segment<3>(o) += share * rotation_.segment<3>(o);
+    dv.segment<3>(o) += share * rotation_.segment<3>(o);
   };
   for (Index a : multirate_->large_vertices()) add(step_.dv_L, a);
   for (std::size_t i = 0; i < regions.size(); ++i)
