@@ -94,7 +94,7 @@ void BM_ClothDrop(benchmark::State& state) {
     state.counters["triangles"] = double(scene.contact->triangle_count());
     state.counters["triangle_pairs"] = double(c.triangle_pairs);
     state.counters["expansions"] = double(c.expansions);
-    state.counters["envelope_exits"] = double(scene.kernel->envelope_exits());
+    state.counters["envelope_exits"] = double(scene.contact->contingency().envelope_exits());
     for (std::size_t k = 0; k < scene.kernel->source_count(); ++k) {
       const auto kind = static_cast<EventKind>(k);
       const std::string name(scene.kernel->source(kind).name());

@@ -22,8 +22,8 @@ ContactSystem::CellRange ContactSystem::cells_of(const Triangle& tri, double t) 
   const double grow = 0.5 * params_.eta1 + 0.125 * params_.cell_size;
   Vec3 lo = Vec3::Constant(kNever), hi = Vec3::Constant(-kNever);
   for (Index a : tri.v) {
-    const Vec3 x = kernel_.envelope_position(kFar, a, t);
-    const double r = kernel_.envelope_radius(kFar, a);
+    const Vec3 x = contingency_.envelope_position(kFar, a, t);
+    const double r = contingency_.envelope_radius(kFar, a);
     lo = lo.cwiseMin(x - Vec3::Constant(r));
     hi = hi.cwiseMax(x + Vec3::Constant(r));
   }
@@ -42,11 +42,11 @@ double ContactSystem::grid_failure_time(const Triangle& tri, double t) const {
   const double c = params_.cell_size;
   double tf = kNever;
   for (Index a : tri.v) {
-    const double radius = kernel_.envelope_radius(kFar, a);
+    const double radius = contingency_.envelope_radius(kFar, a);
     const double grow = 0.5 * params_.eta1 + radius;
-    const double slack = kernel_.velocity_slack(kFar, a);
-    const Vec3 x = kernel_.envelope_position(kFar, a, t);
-    const Vec3& u = kernel_.envelope_velocity(kFar, a);
+    const double slack = contingency_.velocity_slack(kFar, a);
+    const Vec3 x = contingency_.envelope_position(kFar, a, t);
+    const Vec3& u = contingency_.envelope_velocity(kFar, a);
     for (int k = 0; k < 3; ++k) {
       const double below = x[k] - grow - tri.range.lo[k] * c;
       const double above = (tri.range.hi[k] + 1) * c - (x[k] + grow);

@@ -115,7 +115,7 @@ EventSlot ContactSystem::add_element_pair(PairType type, const std::array<Index,
   p.cert.slot = slot;
   p.cert.stamp = 0;
   p.cert.envelope = kNear;
-  for (Index a : v) kernel_.attach(p.cert, a);
+  for (Index a : v) contingency_.attach(p.cert, a);
   ++counters_.live_pairs;
   certify(slot, kernel_.now());
   return slot;
@@ -184,7 +184,7 @@ void ContactSystem::triangle_pair_overlap(std::uint32_t t0, std::uint32_t t1, in
 void ContactSystem::attach_support(TrianglePair& tp) {
   for (const std::uint32_t id : {tp.a, tp.b}) {
     const Triangle& tri = triangles_[id];
-    for (int k = 0; k < (tri.point ? 1 : 3); ++k) kernel_.attach(tp.cert, tri.v[k]);
+    for (int k = 0; k < (tri.point ? 1 : 3); ++k) contingency_.attach(tp.cert, tri.v[k]);
   }
 }
 

@@ -12,7 +12,7 @@ struct ContactParameters {
   /// change) of element-pair slabs (near: small gaps) and of triangle-pair slabs and
   /// grid certificates (far: gaps of the order of a cell).
   double slack_near = 0.0, slack_far = 0.0;
-  /// Per-vertex slacks that widen where velocities jitter (Kernel::set_adaptive_slack),
+  /// Per-vertex slacks that widen where velocities jitter (Contingency::set_adaptive_slack),
   /// up to ContactSystem::kMaxSlackFactor × the level's slack.
   bool adaptive_slack = true;
   /// Radius ρ of the position envelopes that vertices whose velocities jitter beyond

@@ -77,8 +77,9 @@ std::size_t ContactSystem::PairKeyHash::operator()(const PairKey& k) const {
   return static_cast<std::size_t>(h ^ (h >> 29));
 }
 
-ContactSystem::ContactSystem(Kernel& kernel, const ContactParameters& params)
-    : kernel_(kernel), params_(params) {
+ContactSystem::ContactSystem(Kernel& kernel, Contingency& contingency, const ContactParameters& params)
+    : kernel_(kernel), contingency_(contingency), params_(params) {
+  assert(kernel.velocity_watch() == &contingency);
   assert(params.eta1 > 0 && params.r1 > 0 && params.h1 > 0 && params.cell_size > params.eta1);
   assert(!params.vertex_periods || params.min_mass > 0);
   assert((params.position_slack == 0.0 || params.adaptive_slack) && "position envelopes need the adaptive slack");
@@ -110,15 +111,15 @@ void ContactSystem::start() {
   slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
   grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
   triangle_pair_kind_ = kernel_.add_source(std::make_unique<TrianglePairSource>(*this));
-  kernel_.set_velocity_slack(kNear, params_.slack_near);
-  kernel_.set_velocity_slack(kFar, params_.slack_far);
+  contingency_.set_velocity_slack(kNear, params_.slack_near);
+  contingency_.set_velocity_slack(kFar, params_.slack_far);
   if (params_.adaptive_slack) {
     // The margins of both levels' certificates are made of thicknesses η1.
-    kernel_.set_adaptive_slack(kNear, params_.eta1, kMaxSlackFactor);
-    kernel_.set_adaptive_slack(kFar, params_.eta1, kMaxSlackFactor);
+    contingency_.set_adaptive_slack(kNear, params_.eta1, kMaxSlackFactor);
+    contingency_.set_adaptive_slack(kFar, params_.eta1, kMaxSlackFactor);
     // A triangle pair renewed at its clearance keeps room for a ball on each side.
     static_assert(ContactParameters::kMaxPositionSlack <= 0.5 * (kExpandClearance - 1.0));
-    if (params_.position_slack > 0.0) kernel_.enable_position_envelopes(kFar, params_.position_slack);
+    if (params_.position_slack > 0.0) contingency_.enable_position_envelopes(kFar, params_.position_slack);
   }
   const double t = kernel_.now();
   vertex_owner_.assign(kernel_.state().size(), UINT32_MAX);
@@ -139,7 +140,7 @@ void ContactSystem::start() {
     tri.cert.kind = grid_kind_;
     tri.cert.slot = i;
     tri.cert.envelope = kFar;
-    for (Index a : tri.v) kernel_.attach(tri.cert, a);
+    for (Index a : tri.v) contingency_.attach(tri.cert, a);
     const CellRange range = cells_of(tri, t);
     move_triangle(i, CellRange{}, range, /*fresh=*/true);
     tri.range = range;
@@ -163,37 +164,37 @@ StencilPositions<6> ContactSystem::positions(const TrianglePair& tp, double t) c
 
 StencilPositions<6> ContactSystem::envelope_positions(const TrianglePair& tp, double t) const {
   StencilPositions<6> x;
-  for_each_of_six(tp, [&](int i, Index a) { x.col(i) = kernel_.envelope_position(kFar, a, t); });
+  for_each_of_six(tp, [&](int i, Index a) { x.col(i) = contingency_.envelope_position(kFar, a, t); });
   return x;
 }
 
 StencilSlack<6> ContactSystem::envelope_radii(const TrianglePair& tp) const {
   StencilSlack<6> r;
-  for_each_of_six(tp, [&](int i, Index a) { r[i] = kernel_.envelope_radius(kFar, a); });
+  for_each_of_six(tp, [&](int i, Index a) { r[i] = contingency_.envelope_radius(kFar, a); });
   return r;
 }
 
 StencilPositions<6> ContactSystem::envelope_velocities(const TrianglePair& tp) const {
   StencilPositions<6> v;
-  for_each_of_six(tp, [&](int i, Index a) { v.col(i) = kernel_.envelope_velocity(kFar, a); });
+  for_each_of_six(tp, [&](int i, Index a) { v.col(i) = contingency_.envelope_velocity(kFar, a); });
   return v;
 }
 
 StencilPositions<4> ContactSystem::envelope_velocities(const Pair& p) const {
   StencilPositions<4> v;
-  for (int i = 0; i < 4; ++i) v.col(i) = kernel_.envelope_velocity(kNear, p.v[i]);
+  for (int i = 0; i < 4; ++i) v.col(i) = contingency_.envelope_velocity(kNear, p.v[i]);
   return v;
 }
 
 StencilSlack<6> ContactSystem::envelope_slacks(const TrianglePair& tp) const {
   StencilSlack<6> d;
-  for_each_of_six(tp, [&](int i, Index a) { d[i] = kernel_.velocity_slack(kFar, a); });
+  for_each_of_six(tp, [&](int i, Index a) { d[i] = contingency_.velocity_slack(kFar, a); });
   return d;
 }
 
 StencilSlack<4> ContactSystem::envelope_slacks(const Pair& p) const {
   StencilSlack<4> d;
-  for (int i = 0; i < 4; ++i) d[i] = kernel_.velocity_slack(kNear, p.v[i]);
+  for (int i = 0; i < 4; ++i) d[i] = contingency_.velocity_slack(kNear, p.v[i]);
   return d;
 }
 // --- bookkeeping ---------------------------------------------------------------------

@@ -26,6 +26,7 @@
 #include "contact/contact_parameters.hpp"
 #include "contact/distance/distance.hpp"
 #include "contact/penalty/penalty_potential.hpp"
+#include "contact/certificates/contingency.hpp"
 #include "contact/certificates/slab.hpp"
 #include "engine/kernel.hpp"
 #include "engine/stable_pool.hpp"
@@ -53,7 +54,10 @@ struct ContactCounters {
 
 class ContactSystem {
  public:
-  ContactSystem(Kernel& kernel, const ContactParameters& params);
+  /// `contingency`: the kernel's, installed when the vertices were complete and before
+  /// any source started (Contingency::install), so that its envelopes start from the
+  /// scene's initial velocities.
+  ContactSystem(Kernel& kernel, Contingency& contingency, const ContactParameters& params);
 
   /// Triangles of one `group` never form pairs with each other (a solid's boundary,
   /// whose tets keep it from folding onto itself); kSelfContact: pairs with all.
@@ -83,6 +87,8 @@ class ContactSystem {
   /// in the tick").
   void near_pairs(Index first, Index count, std::vector<NearPair>& out) const;
   const ContactParameters& params() const { return params_; }
+  /// The certificates' contingency (envelope exits, position-envelope counts).
+  const Contingency& contingency() const { return contingency_; }
   /// Brute force, for tests: how far (m) the actual positions at time t break the far
   /// certificates — the slabs of collapsed triangle pairs and the grid ranges (each
   /// vertex, grown by η1/2, inside its triangle's box); 0 or less when all hold, as they
@@ -170,14 +176,14 @@ class ContactSystem {
   StencilPositions<4> positions(const Pair& p, double t) const;
   StencilPositions<6> positions(const TrianglePair& tp, double t) const;
   /// Where the far certificates take the support to be from t on: positions, or the
-  /// anchors of the vertices in position envelopes (Kernel::envelope_position), and
+  /// anchors of the vertices in position envelopes (Contingency::envelope_position), and
   /// those balls' radii (0 for the others).
   StencilPositions<6> envelope_positions(const TrianglePair& tp, double t) const;
   StencilSlack<6> envelope_radii(const TrianglePair& tp) const;
-  /// Centres of the support's velocity envelopes (Kernel::envelope_velocity).
+  /// Centres of the support's velocity envelopes (Contingency::envelope_velocity).
   StencilPositions<6> envelope_velocities(const TrianglePair& tp) const;
   StencilPositions<4> envelope_velocities(const Pair& p) const;
-  /// Their slacks δ_a (per vertex: Kernel::set_adaptive_slack).
+  /// Their slacks δ_a (per vertex: Contingency::set_adaptive_slack).
   StencilSlack<6> envelope_slacks(const TrianglePair& tp) const;
   StencilSlack<4> envelope_slacks(const Pair& p) const;
   double eta(int l) const;
@@ -238,9 +244,10 @@ class ContactSystem {
   static std::uint64_t cell_key(int i, int j, int k);
 
   Kernel& kernel_;
+  Contingency& contingency_;
   ContactParameters params_;
   static constexpr EventSlot kNoPair = ~EventSlot{0};
-  /// Envelope levels (engine/contingency.hpp): element pairs sit near contact, where a
+  /// Envelope levels (contact/certificates/certificate.hpp): element pairs sit near contact, where a
   /// wide envelope would make their slabs fail at once; triangle pairs and grid
   /// certificates have room.
   static constexpr std::uint8_t kNear = 1, kFar = 2;

@@ -336,10 +336,10 @@ int main(int argc, char** argv) {
       fmt::print("  contact: {} triangle pairs ({} expanded), {} element pairs, {} expansions, "
                  "{} envelope exits, deepest layer {}\n",
                  c.triangle_pairs, c.expanded_pairs, c.live_pairs, c.expansions,
-                 scene.kernel->envelope_exits(), c.deepest_layer_ever);
+                 scene.contact->contingency().envelope_exits(), c.deepest_layer_ever);
       if (scene.contact->params().position_slack > 0.0)
         fmt::print("  contact: {} entries into position envelopes, {} exits from them\n",
-                   scene.kernel->ball_entries(), scene.kernel->ball_exits());
+                   scene.contact->contingency().ball_entries(), scene.contact->contingency().ball_exits());
     }
     if (profile) fmt::print("{}\n", clockwork::describe(clockwork::time_shares(*scene.kernel, profiler, summary.wall_seconds)));
     fmt::print("wrote {} frames and diagnostics.csv to {}\n", summary.frames,

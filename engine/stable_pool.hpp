@@ -1,6 +1,6 @@
 #pragma once
 /// An address-stable pool of event payloads: elements never move, so certificates
-/// embedded in them keep their place in the contingency lists (engine/contingency.hpp).
+/// embedded in them keep their place in the contingency lists (contact/certificates/certificate.hpp).
 ///
 /// Why not std::deque: libstdc++ allocates deque blocks of 512 bytes, so a pool of
 /// ~300-byte triangle pairs holds one per block and its block map is as long as the

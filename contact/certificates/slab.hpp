@@ -28,8 +28,8 @@ struct Slab {
   double half_width = 0.0;      ///< threshold / 2
 };
 
-/// Per-vertex velocity-envelope slacks (Kernel::velocity_slack) or position-envelope radii
-/// (Kernel::envelope_radius) of a stencil.
+/// Per-vertex velocity-envelope slacks (Contingency::velocity_slack) or position-envelope radii
+/// (Contingency::envelope_radius) of a stencil.
 template <int N>
 using StencilSlack = Eigen::Matrix<double, 1, N>;
 
@@ -43,7 +43,7 @@ using StencilSlack = Eigen::Matrix<double, 1, N>;
 /// life any slab with this normal can have.
 ///
 /// With radii ρ_i > 0 a vertex is a ball of that radius around x_i (a position
-/// envelope, Kernel::enable_position_envelopes; its v_i is then 0): the slab keeps
+/// envelope, Contingency::enable_position_envelopes; its v_i is then 0): the slab keeps
 /// the whole ball on its side.
 template <int N>
 std::optional<Slab> separation_slab(const StencilPositions<N>& x, int split, const Vec3& n,

@@ -16,7 +16,7 @@ struct ContactSettings {
   std::optional<double> thickness, stiffness, period, cell_size;
   double friction = 0.0;
   std::optional<double> slack_near, slack_far;  ///< m/s; "auto" or absent: derived
-  bool adaptive_slack = true;  ///< per-vertex slacks (Kernel::set_adaptive_slack)
+  bool adaptive_slack = true;  ///< per-vertex slacks (Contingency::set_adaptive_slack)
   bool vertex_periods = false;  ///< per-vertex layer periods (ContactParameters)
   double position_slack = 0.0;  ///< m; position envelopes (ContactParameters)
   double safety = 0.1;  // docs/contact.md: energy error per contact ~ (h ω)²

@@ -377,7 +377,7 @@ void World::build() {
   w.built = true;
   if (!w.resume_dir.empty()) w.resume(settings_.frame_rate);
   time_ = w.scene.kernel->now();
-  w.register_sources();
+  w.register_sources(contact_.has_value());
   for (const Impl::ResumedCopy& c : w.resumed_copies) c.integrator->restore_vertex_copy(c.x, c.v);
   if (contact_) w.build_contact(*contact_, settings_);
 }

@@ -141,7 +141,7 @@ void World::Impl::build_contact(const ContactSpec& spec, const WorldSettings& se
   const ContactParameters params = resolve_contact(spec.settings, scale, origin);
   need_contact(*this, origin, spec.settings, params, settings.end_time);
   check_initial_overlap();
-  scene.contact = std::make_unique<ContactSystem>(*scene.kernel, params);
+  scene.contact = std::make_unique<ContactSystem>(*scene.kernel, *contingency, params);
   for (const auto& [a, m] : releasable) scene.contact->mark_releasable(a);
   for (const Body& b : scene.bodies) {
     if (!b.collide) continue;
@@ -258,7 +258,7 @@ void World::Impl::resume(double frame_rate) {
   scene.later_frames = point.later_frames;
 }
 
-void World::Impl::register_sources() {
+void World::Impl::register_sources(bool contact) {
   Kernel& kernel = *scene.kernel;
   // Explicit stencils and phantom ticks begin with a half kick from the initial state,
   // with whole ones from a resumed frame (StartFrom).
@@ -270,7 +270,7 @@ void World::Impl::register_sources() {
     if constexpr (requires { ref.start(kind, kernel, from); }) ref.start(kind, kernel, from);
     else ref.start(kind, kernel);
   };
-  kernel.finalize_vertices();
+  if (contact) contingency = &Contingency::install(kernel);
   add(sources.script, sources.script->size() > 0);
   add(sources.membrane, sources.membrane->size() > 0);
   add(sources.bending, sources.bending->size() > 0);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "contact/certificates/contingency.hpp"
 #include "engine/kinematic_script.hpp"
 #include "integrators/avi/explicit_shell.hpp"
 #include "integrators/avi/force_source.hpp"
@@ -121,7 +122,10 @@ struct World::Impl {
   void resume(double frame_rate);
   std::string pointer_of_vertex(Index a) const;
   void check_initial_overlap() const;
-  void register_sources();
+  /// Starts every source; with `contact`, first installs the contingency on the
+  /// kernel (its envelopes start from the initial velocities, before the half kicks).
+  void register_sources(bool contact);
+  Contingency* contingency = nullptr;  ///< installed by register_sources(true)
 };
 
 }  // namespace clockwork

@@ -27,7 +27,7 @@ struct TwoTriangles {
     s.add(Vec3(0.3, 0.3, gap), Vec3(0, 0, -speed), mass);
     s.add(Vec3(-0.4, 0.5, gap + 0.1), Vec3(0, 0, -speed), mass);
     s.add(Vec3(0.6, -0.3, gap + 0.05), Vec3(0, 0, -speed), mass);
-    kernel.finalize_vertices();
+    Contingency& contingency = Contingency::install(kernel);
     auto springs = std::make_unique<ForceSource<SpringEnergy>>("force:spring");
     for (Index t = 0; t < 2; ++t)
       for (Index k = 0; k < 3; ++k) {
@@ -39,7 +39,7 @@ struct TwoTriangles {
       }
     ForceSource<SpringEnergy>& ref = *springs;
     ref.start(kernel.add_source(std::move(springs)), kernel);
-    contact = std::make_unique<ContactSystem>(kernel, p);
+    contact = std::make_unique<ContactSystem>(kernel, contingency, p);
     contact->add_triangle({0, 1, 2});
     contact->add_triangle({3, 4, 5});
     contact->start();
@@ -123,16 +123,16 @@ TEST_CASE("friction impulses keep every velocity inside the envelopes its certif
     k.state().velocity_ref(a).x() = 0.8;
     k.velocity_changed(a);
   }
-  k.flush_contingency();
+  k.flush_velocity_watch();
   int friction_events = 0, checked = 0;
   double worst = 0.0;  // the largest |v − u| / δ_a over the enveloped vertices
   while (k.now() < 0.6 && k.step()) {
     for (Index a = 0; a < 6; ++a)
       for (int l = 1; l < kEnvelopeLevels; ++l) {
-        if (k.dependents(a, l).empty()) continue;
+        if (s.contact->contingency().dependents(a, l).empty()) continue;
         ++checked;
-        worst = std::max(worst, (k.state().velocity(a) - k.envelope_velocity(l, a)).norm() /
-                                   k.velocity_slack(l, a));
+        worst = std::max(worst, (k.state().velocity(a) - s.contact->contingency().envelope_velocity(l, a)).norm() /
+                                   s.contact->contingency().velocity_slack(l, a));
       }
     friction_events += s.contact->counters().active_layers > 0;
   }
@@ -189,12 +189,12 @@ TEST_CASE("position envelopes: a rattling triangle's far certificates are never 
     else expanded = true;
     REQUIRE(d > 0.0);
   }
-  MESSAGE("ball entries " << k.ball_entries() << ", exits " << k.ball_exits()
+  MESSAGE("ball entries " << s.contact->contingency().ball_entries() << ", exits " << s.contact->contingency().ball_exits()
                           << ", closest collapsed pair " << closest_collapsed
                           << ", largest far-certificate violation " << worst_violation);
   CHECK(worst_violation <= 1e-12);  // every slab and grid range held between events
-  CHECK(k.ball_entries() >= 3);
-  CHECK(k.ball_exits() > 3);  // re-anchored on the way
+  CHECK(s.contact->contingency().ball_entries() >= 3);
+  CHECK(s.contact->contingency().ball_exits() > 3);  // re-anchored on the way
   CHECK(expanded);            // they came within 1.25 η1 ...
   CHECK(closest_collapsed > p.eta1);  // ... and were never that close while collapsed
   CHECK(s.contact->counters().deepest_layer_ever >= 1);

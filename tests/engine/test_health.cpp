@@ -36,7 +36,6 @@ struct Setup {
   explicit Setup(double gain, bool poison = false) {
     k.state().add(Vec3(0, 0, 0), Vec3::Zero(), 1.0);
     k.state().add(Vec3(1, 0, 0), Vec3(1, 0, 0), 1.0);
-    k.finalize_vertices();
     auto s = std::make_unique<Amplifier>();
     s->gain = gain;
     s->poison = poison;

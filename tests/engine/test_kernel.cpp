@@ -169,7 +169,6 @@ TEST_CASE("reschedule_no_later moves an event earlier or schedules it, never lat
 TEST_CASE("a kinematic script moves vertices along piecewise-linear keyframes") {
   Kernel k;
   const Index a = k.state().add(Vec3(1, 0, 0), Vec3::Zero(), kNever);
-  k.finalize_vertices();
   auto owned = std::make_unique<KinematicScriptSource>();
   KinematicScriptSource& script = *owned;
   script.add(ScriptGroup{{a}, {Vec3(1, 0, 0)}, {{0.0, Vec3::Zero()}, {1.0, Vec3(0, 2, 0)}, {3.0, Vec3(0, 2, 4)}}});

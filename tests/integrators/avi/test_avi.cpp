@@ -50,7 +50,6 @@ Cloth add_cloth(Kernel& k, std::uint64_t seed, const Vec3& gravity, PeriodFn per
   }
   for (std::size_t a = 0; a < c.mesh.vertices.size(); ++a)
     k.state().add(c.mesh.vertices[a], velocities.empty() ? Vec3::Zero() : velocities[a], c.mass[a]);
-  k.finalize_vertices();
   auto membrane = std::make_unique<ForceSource<MembraneStVK>>("force:membrane");
   auto bending = std::make_unique<ForceSource<HingeBending>>("force:bending");
   auto grav = std::make_unique<ForceSource<GravityEnergy>>("force:gravity");
@@ -176,7 +175,6 @@ TEST_CASE("Fermi-Pasta-Ulam chain: total energy oscillates without drift over 1e
     k.state().add(Vec3(i, 0, 0), Vec3::Zero(), (i == 0 || i == springs) ? kNever : 1.0);
   k.state().velocity_ref(1) = Vec3(1.0, 0.3, 0);
   k.state().velocity_ref(4) = Vec3(-0.5, 0, 0.2);
-  k.finalize_vertices();
   auto src = std::make_unique<ForceSource<SpringEnergy>>("force:spring");
   for (int i = 0; i < springs; ++i) {
     const bool stiff = i % 2 == 0;

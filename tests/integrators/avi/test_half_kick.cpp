@@ -107,7 +107,6 @@ TEST_CASE("a staggered stencil's first impulse covers the time from the start, a
     CAPTURE(fresh);
     Kernel k;
     k.state().add(x0, v0, 0.5);
-    k.finalize_vertices();
     auto source = std::make_unique<ForceSource<GravityEnergy>>("force:gravity");
     source->add({0}, GravityEnergy{0.5, g}, h, offset);
     ForceSource<GravityEnergy>& ref = *source;

@@ -29,7 +29,6 @@ class PairTicks final : public EventSource {
 TEST_CASE("event counts: every processed event counts once for each vertex of its stencil") {
   Kernel k;
   for (int a = 0; a < 4; ++a) k.state().add(Vec3(a, 0, 0), Vec3::Zero(), 1.0);
-  k.finalize_vertices();
   const EventKind kind = k.add_source(std::make_unique<PairTicks>());
   CHECK(k.observer_count() == 0);  // off by default
   EventCounts counts(k.state().size());

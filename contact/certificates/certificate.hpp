@@ -1,9 +1,10 @@
 #pragma once
-/// Contingency of certificates on vertex velocities (DESIGN §1).
+/// Certificates and their contingency lists (DESIGN §1); the lists' owner and the
+/// envelopes are contact/certificates/contingency.hpp.
 ///
 /// A certificate's *support* is the set of vertices whose velocities determine its
 /// failure time. Each vertex keeps a list of the certificates that depend on it;
-/// after a velocity change of the vertex the kernel asks each of them, once per event,
+/// after a velocity change of the vertex the contingency asks each of them, once per event,
 /// for a new failure time.
 ///
 /// A certificate of envelope level L > 0 depends on the vertex's level-L velocity
@@ -24,7 +25,7 @@ namespace clockwork {
 struct Certificate;
 
 /// A vertex's dependents, in the order they were attached. An array, not an intrusive
-/// linked list: the kernel walks a vertex's list after each of its envelope exits, and
+/// linked list: the contingency walks a vertex's list after each of its envelope exits, and
 /// in a tight knot that is ~140 triangle-pair certificates per exit, scattered in
 /// memory; a list's walk is a chain of dependent cache misses, an array's can be
 /// prefetched ahead (bench/results/history_contact.md "Contingency lists and pools").
@@ -71,7 +72,7 @@ struct Certificate {
   static constexpr int kMaxSupport = 6;  // a pair of triangles
   EventKind kind = 0;
   EventSlot slot = 0;
-  std::uint64_t stamp = 0;  ///< last kernel epoch in which it was rescheduled
+  std::uint64_t stamp = 0;  ///< last contingency epoch in which it was rescheduled
   std::array<ContingencyLink, kMaxSupport> links{};
   std::uint8_t support_size = 0;
   std::uint8_t envelope = 0;  ///< envelope level, set before attaching (file comment)

@@ -4,11 +4,16 @@
 #include <deque>
 #include <random>
 
+#include "contact/certificates/contingency.hpp"
 #include "engine/kernel.hpp"
 
 using namespace clockwork;
 
 namespace {
+
+/// The contingency installed on k (Contingency::install).
+Contingency& C(Kernel& k) { return static_cast<Contingency&>(*k.velocity_watch()); }
+const Contingency& C(const Kernel& k) { return static_cast<const Contingency&>(*k.velocity_watch()); }
 
 /// Dummy certificate on two vertices: "x_b(t) − x_a(t) < c" (x-coordinates), whose
 /// failure time under linear trajectories is the root of a linear function.
@@ -35,12 +40,12 @@ class GapSource final : public EventSource {
     const VertexState& s = k.state();
     const double t = k.now();
     // Enveloped: a vertex in a position envelope is anywhere in its ball.
-    const double f = enveloped ? k.envelope_position(1, c.b, t).x() + k.envelope_radius(1, c.b) -
-                                     (k.envelope_position(1, c.a, t).x() - k.envelope_radius(1, c.a)) - c.c
+    const double f = enveloped ? C(k).envelope_position(1, c.b, t).x() + C(k).envelope_radius(1, c.b) -
+                                     (C(k).envelope_position(1, c.a, t).x() - C(k).envelope_radius(1, c.a)) - c.c
                                : gap(s, c, t);
     const double rate =
-        enveloped ? k.envelope_velocity(1, c.b).x() - k.envelope_velocity(1, c.a).x() +
-                        k.velocity_slack(1, c.a) + k.velocity_slack(1, c.b)
+        enveloped ? C(k).envelope_velocity(1, c.b).x() - C(k).envelope_velocity(1, c.a).x() +
+                        C(k).velocity_slack(1, c.a) + C(k).velocity_slack(1, c.b)
                   : s.velocity(c.b).x() - s.velocity(c.a).x();
     if (f >= 0.0) return t;  // a ball's bound may reach the threshold at once
     if (rate <= 0.0) return kNever;
@@ -52,8 +57,8 @@ class GapSource final : public EventSource {
     cert.header.kind = kind;
     cert.header.slot = static_cast<EventSlot>(certs.size() - 1);
     cert.header.envelope = enveloped ? 1 : 0;
-    k.attach(cert.header, a);
-    k.attach(cert.header, b);
+    C(k).attach(cert.header, a);
+    C(k).attach(cert.header, b);
     update(k, cert);
   }
   void update(Kernel& k, GapCertificate& c) {
@@ -116,13 +121,13 @@ struct KickedGaps {
 
   KickedGaps(std::uint64_t seed, std::uint64_t kick_seed, bool enveloped = false,
              double slack = 0.0, double nudge = 0.0, double reach = 0.0) {
-    if (enveloped) k.set_velocity_slack(1, slack);
-    if (reach > 0.0) k.set_adaptive_slack(1, reach, 16.0);
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     // |x_b − x_a| <= 1 < 1.5: every certificate holds when it is created.
     for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.5 * u(rng), 0, 0), Vec3(u(rng), 0, 0), 1.0);
-    k.finalize_vertices();
+    Contingency::install(k);
+    if (enveloped) C(k).set_velocity_slack(1, slack);
+    if (reach > 0.0) C(k).set_adaptive_slack(1, reach, 16.0);
     auto gaps_owned = std::make_unique<GapSource>();
     gaps = gaps_owned.get();
     gaps->enveloped = enveloped;
@@ -181,10 +186,10 @@ TEST_CASE("enveloped certificates: rescheduled only when a velocity leaves its e
     CHECK(kicker.worst_gap < 1e-9);  // never violated while scheduled later
     CHECK(failures > 100);
     // Each exit reschedules the vertex's 38 certificates (at most).
-    CHECK(reschedules <= 38 * double(k.envelope_exits()));
+    CHECK(reschedules <= 38 * double(C(k).envelope_exits()));
     // Two vertices per kick, each reported twice: with δ = 0 every change exits once.
-    if (slack == 0.0) CHECK(double(k.envelope_exits()) == 2 * kicks);
-    if (slack == 0.2) CHECK(double(k.envelope_exits()) < 0.5 * kicks);
+    if (slack == 0.0) CHECK(double(C(k).envelope_exits()) == 2 * kicks);
+    if (slack == 0.2) CHECK(double(C(k).envelope_exits()) < 0.5 * kicks);
   }
 }
 
@@ -196,14 +201,14 @@ TEST_CASE("adaptive slack: fewer exits under jitter, never late, capped at 16x")
   KickedGaps adaptive(5, 9, /*enveloped=*/true, 0.02, /*nudge=*/0.1, /*reach=*/1.0);
   CHECK(adaptive.kicker->worst_gap < 1e-9);  // never violated while scheduled later
   CHECK(fixed.kicker->worst_gap < 1e-9);
-  CHECK(double(adaptive.k.envelope_exits()) < 0.5 * double(fixed.k.envelope_exits()));
+  CHECK(double(C(adaptive.k).envelope_exits()) < 0.5 * double(C(fixed.k).envelope_exits()));
   double widest = 0.0;
-  for (Index a = 0; a < 20; ++a) widest = std::max(widest, adaptive.k.velocity_slack(1, a));
-  const double base = adaptive.k.velocity_slack(1);  // 0.02 rounded to a float
+  for (Index a = 0; a < 20; ++a) widest = std::max(widest, C(adaptive.k).velocity_slack(1, a));
+  const double base = C(adaptive.k).velocity_slack(1);  // 0.02 rounded to a float
   CHECK(base == doctest::Approx(0.02));
   CHECK(widest > base);
   CHECK(widest <= 16 * base);
-  for (Index a = 0; a < 20; ++a) CHECK(fixed.k.velocity_slack(1, a) == base);
+  for (Index a = 0; a < 20; ++a) CHECK(C(fixed.k).velocity_slack(1, a) == base);
 }
 
 namespace {
@@ -225,9 +230,9 @@ TEST_CASE("adaptive slack doubles on quick exits up to its cap and relaxes after
   Kernel k;
   k.state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
   k.state().add(Vec3(1, 0, 0), Vec3::Zero(), 1.0);
-  k.set_velocity_slack(1, 0.1);
-  k.set_adaptive_slack(1, /*reach=*/1.0, /*max_factor=*/4.0);
-  k.finalize_vertices();
+  Contingency::install(k);
+  C(k).set_velocity_slack(1, 0.1);
+  C(k).set_adaptive_slack(1, /*reach=*/1.0, /*max_factor=*/4.0);
   auto gaps_owned = std::make_unique<GapSource>();
   GapSource& gaps = *gaps_owned;
   gaps.enveloped = true;
@@ -246,10 +251,10 @@ TEST_CASE("adaptive slack doubles on quick exits up to its cap and relaxes after
   for (int i = 0; i < 5; ++i) {
     k.run_until(script.t[i]);
     CAPTURE(i);
-    CHECK(k.velocity_slack(1, 0) == doctest::Approx(expected[i]));
+    CHECK(C(k).velocity_slack(1, 0) == doctest::Approx(expected[i]));
   }
-  CHECK(k.envelope_exits() == 3);
-  CHECK(k.velocity_slack(1, 1) == k.velocity_slack(1));  // vertex 1 never changed
+  CHECK(C(k).envelope_exits() == 3);
+  CHECK(C(k).velocity_slack(1, 1) == C(k).velocity_slack(1));  // vertex 1 never changed
   CHECK(gaps.certs[0].reschedules == 3);
 }
 
@@ -257,18 +262,18 @@ TEST_CASE("a detached certificate is no longer rescheduled") {
   Kernel k;
   k.state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
   k.state().add(Vec3(1, 0, 0), Vec3::Zero(), 1.0);
-  k.finalize_vertices();
+  Contingency::install(k);
   auto owned = std::make_unique<GapSource>();
   GapSource& gaps = *owned;
   gaps.kind = k.add_source(std::move(owned));
   gaps.add(k, 0, 1, 2.0);
-  CHECK(!k.dependents(0).empty());
+  CHECK(!C(k).dependents(0).empty());
   gaps.certs[0].header.detach();
-  CHECK(k.dependents(0).empty());
-  CHECK(k.dependents(1).empty());
+  CHECK(C(k).dependents(0).empty());
+  CHECK(C(k).dependents(1).empty());
   k.state().velocity_ref(1) = Vec3(1, 0, 0);
   k.velocity_changed(1);
-  k.flush_contingency();
+  k.flush_velocity_watch();
   CHECK(gaps.certs[0].reschedules == 0);
 }
 
@@ -289,7 +294,7 @@ TEST_CASE("dependents are rescheduled in attachment order, through detaches and 
   Kernel k;
   k.state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
   k.state().add(Vec3(1, 0, 0), Vec3::Zero(), 1.0);
-  k.finalize_vertices();
+  Contingency::install(k);
   auto owned = std::make_unique<OrderSource>();
   OrderSource& source = *owned;
   const EventKind kind = k.add_source(std::move(owned));
@@ -298,51 +303,51 @@ TEST_CASE("dependents are rescheduled in attachment order, through detaches and 
   for (EventSlot i = 0; i < 40; ++i) {
     certs[i].kind = kind;
     certs[i].slot = i;
-    k.attach(certs[i], 0);
-    k.attach(certs[i], 1);
+    C(k).attach(certs[i], 0);
+    C(k).attach(certs[i], 1);
   }
   // Detach all but every fourth, from the back and the middle: holes, trailing holes
   // popped, and compactions (holes outnumber the live entries twice over).
   for (EventSlot i = 0; i < 40; ++i)
     if (i % 4 != 0) certs[i].detach();
   for (EventSlot i = 0; i < 40; i += 4) expected.push_back(i);
-  CHECK(k.dependents(0).size() == 10);
-  CHECK(k.dependents(0).entries().size() < 40);  // compacted
+  CHECK(C(k).dependents(0).size() == 10);
+  CHECK(C(k).dependents(0).entries().size() < 40);  // compacted
   for (EventSlot i = 40; i < 60; ++i) {
     certs[i].kind = kind;
     certs[i].slot = i;
-    k.attach(certs[i], 0);
+    C(k).attach(certs[i], 0);
     expected.push_back(i);
   }
   certs[8].detach();  // a hole after compaction
   expected.erase(std::find(expected.begin(), expected.end(), 8));
   k.state().velocity_ref(0) = Vec3(1, 0, 0);
   k.velocity_changed(0);
-  k.flush_contingency();
+  k.flush_velocity_watch();
   CHECK(source.order == expected);
   // Positions stayed consistent: every remaining certificate detaches cleanly.
   for (Certificate& c : certs) c.detach();
-  CHECK(k.dependents(0).empty());
-  CHECK(k.dependents(1).empty());
-  CHECK(k.dependents(0).entries().empty());
+  CHECK(C(k).dependents(0).empty());
+  CHECK(C(k).dependents(1).empty());
+  CHECK(C(k).dependents(0).entries().empty());
 }
 
 TEST_CASE("a destroyed certificate leaves its lists, and one may outlive the kernel") {
   auto k = std::make_unique<Kernel>();
   k->state().add(Vec3::Zero(), Vec3::Zero(), 1.0);
-  k->finalize_vertices();
+  Contingency::install(*k);
   Certificate outlives;
   {
     std::deque<Certificate> certs(3);
-    for (Certificate& c : certs) k->attach(c, 0);
-    k->attach(outlives, 0);
+    for (Certificate& c : certs) C(*k).attach(c, 0);
+    C(*k).attach(outlives, 0);
     certs.pop_back();
-    CHECK(k->dependents(0).size() == 3);
+    CHECK(C(*k).dependents(0).size() == 3);
     const Certificate copy = certs.front();  // a copy is unlinked
     CHECK(copy.support_size == 0);
-    CHECK(k->dependents(0).size() == 3);
+    CHECK(C(*k).dependents(0).size() == 3);
   }
-  CHECK(k->dependents(0).size() == 1);
+  CHECK(C(*k).dependents(0).size() == 1);
   k.reset();  // empties the supports of the certificates still attached
   CHECK(outlives.support_size == 0);
 }
@@ -363,10 +368,10 @@ class Rattler final : public EventSource {
     for (const auto& c : gaps_->certs) worst_gap = std::max(worst_gap, GapSource::gap(k.state(), c, time));
     int in_balls = 0;
     for (Index a = 0; a < k.state().size(); ++a) {
-      if (!k.in_ball(1, a)) continue;
+      if (!C(k).in_ball(1, a)) continue;
       ++in_balls;
-      const Vec3 d = k.state().position_at(a, time) - k.envelope_position(1, a, time);
-      worst_ball = std::max(worst_ball, d.norm() / k.envelope_radius(1, a));
+      const Vec3 d = k.state().position_at(a, time) - C(k).envelope_position(1, a, time);
+      worst_ball = std::max(worst_ball, d.norm() / C(k).envelope_radius(1, a));
     }
     if (time < calm_) in_balls_before_calm = in_balls;
     in_balls_at_end = in_balls;
@@ -392,11 +397,11 @@ struct RattledGaps {
   Rattler* rattler = nullptr;
   int reschedules = 0;
   explicit RattledGaps(double ball_radius) {
-    k.set_velocity_slack(1, 0.02);
-    k.set_adaptive_slack(1, /*reach=*/0.1, /*max_factor=*/16.0);
     for (int i = 0; i < 20; ++i) k.state().add(Vec3(0.05 * i, 0, 0), Vec3::Zero(), 1.0);
-    k.finalize_vertices();
-    if (ball_radius > 0.0) k.enable_position_envelopes(1, ball_radius);
+    Contingency::install(k);
+    C(k).set_velocity_slack(1, 0.02);
+    C(k).set_adaptive_slack(1, /*reach=*/0.1, /*max_factor=*/16.0);
+    if (ball_radius > 0.0) C(k).enable_position_envelopes(1, ball_radius);
     auto gaps_owned = std::make_unique<GapSource>();
     gaps = gaps_owned.get();
     gaps->enveloped = true;
@@ -419,16 +424,16 @@ TEST_CASE("position envelopes: rattling vertices go into balls, never late, and 
   RattledGaps plain(0.0), balls(0.05);
   // The rattle changes each velocity by 2.2 per kick, beyond the widest slack (0.32):
   // with velocity envelopes alone every kick exits for every vertex.
-  CHECK(plain.k.envelope_exits() >= 20 * 999);
+  CHECK(C(plain.k).envelope_exits() >= 20 * 999);
   CHECK(plain.rattler->worst_gap < 1e-9);
   // With balls of 0.05 (the rattle's amplitude is 0.01, the drift 0.002 per kick)
   // each vertex enters one after its slack saturates, and re-anchors as it drifts.
   CHECK(balls.rattler->worst_gap < 1e-9);  // no certificate violated while scheduled later
   CHECK(balls.rattler->worst_ball <= 1.0);  // and no vertex outside its ball
   CHECK(balls.rattler->in_balls_before_calm == 20);
-  CHECK(balls.k.ball_entries() >= 20);
-  CHECK(balls.k.ball_exits() > 20);
-  CHECK(double(balls.k.envelope_exits()) < 0.05 * double(plain.k.envelope_exits()));
+  CHECK(C(balls.k).ball_entries() >= 20);
+  CHECK(C(balls.k).ball_exits() > 20);
+  CHECK(double(C(balls.k).envelope_exits()) < 0.05 * double(C(plain.k).envelope_exits()));
   CHECK(balls.reschedules < 0.2 * plain.reschedules);
   // Calm, each vertex drifts through its ball at one velocity and returns to its
   // velocity envelope.
