@@ -10,7 +10,7 @@
 ///       Median of R runs (3), the schemes interleaved within each run so that they
 ///       share the machine's load; ratios are of medians measured in this process.
 ///       `--constrain 0`: the §6 response after the solves only, as printed in the
-///       paper (default 1: contacts as constraints of the solves, docs/solids.md).
+///       paper (default 1: contacts as constraints of the solves, docs/schroeder.md).
 ///   bench_schroeder sweep --csv FILE [--frames F]    the Figure 3 analogue: the sphere
 ///       drop at each ε (and the synchronous schemes), its height over time, as CSV
 ///       (scripts/plot_schroeder_sweep.py draws docs/images/schroeder_eps_sweep.png).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Figure 3 analogue of Schroeder et al. (docs/solids.md "Schroeder"): the vertical
+"""The Figure 3 analogue of Schroeder et al. (docs/schroeder.md): the vertical
 extent of a sphere dropped on the ground against time, for each ε of the asynchronous
 scheme and the two synchronous schemes, from the CSV of `bench_schroeder sweep`.
 

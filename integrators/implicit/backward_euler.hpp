@@ -42,7 +42,7 @@
 ///       `GlobalRegularization`, the exact K(x_n) with `None`;
 ///   D = α M + β K̂(x_n) with ProjectedAtStart, α M + β K with TangentAtEnd (the same K
 ///       as the stiffness term).
-/// The energy safeguard (docs/solids.md "Linearised steps and the energy safeguard"):
+/// The energy safeguard (docs/backward-euler.md "Linearised steps and the energy safeguard"):
 /// one linear solve cannot follow a stiff body turning a large angle in one step, and
 /// its landing state can hold more energy than its start. After the linearised step
 /// (nothing prescribed moving) the step's energy balance is taken from state
@@ -58,7 +58,7 @@
 /// multi-rate solver, multirate_solver.hpp). For linear FEM every variant is eq. 5,
 /// and its exact minimiser.
 ///
-/// Contact (DESIGN §7, docs/solids.md "Contact inside the step"): one-sided planes on
+/// Contact (DESIGN §7, docs/backward-euler.md "Contact inside the step"): one-sided planes on
 /// the step's landing positions (tick_plane.hpp) add their penalties to the energy,
 /// h² Σ P(x_n + u) in g, so the step stops an approach at its own rate instead of
 /// receiving the contact as explicit impulses between steps. The linearised step

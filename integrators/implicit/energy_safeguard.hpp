@@ -1,5 +1,5 @@
 #pragma once
-/// The energy safeguard of the linearised implicit steps (docs/solids.md "Linearised
+/// The energy safeguard of the linearised implicit steps (docs/backward-euler.md "Linearised
 /// steps and the energy safeguard"; issue 41). Backward Euler's converged step minimises
 /// an objective whose descent makes it dissipative (backward_euler.hpp), but one linear
 /// solve about x_n — backward Euler with max_newton = 1 (Zhao eq. 5) and Zhao's coarse

@@ -1,4 +1,4 @@
-/// SolidSource's energy safeguard (docs/solids.md "Linearised steps and the energy
+/// SolidSource's energy safeguard (docs/backward-euler.md "Linearised steps and the energy
 /// safeguard", "Angular momentum and energy"; energy_safeguard.hpp): Zhao's coarse step
 /// checked and re-solved, and the share of the angular-momentum rotation
 /// (keep_angular_momentum) the body's energy allows. Kept apart from solid_source.cpp:

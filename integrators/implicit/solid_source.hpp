@@ -20,7 +20,7 @@
 ///   and its L neighbours together (MultirateSolver::substep_change), so that the S–L
 ///   exchange still sums to zero and linear momentum stays exact (issue 41).
 ///
-/// Contact inside the step (DESIGN §7, docs/solids.md "Contact inside the step"): with
+/// Contact inside the step (DESIGN §7, docs/backward-euler.md "Contact inside the step"): with
 /// `contact()` given finders, each step's solve sees the obstacles and the near element
 /// pairs with other bodies as one-sided planes on its landing positions
 /// (solve_contact.hpp); the other body of a pair takes the plane's impulse over the

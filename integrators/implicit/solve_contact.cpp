@@ -98,7 +98,7 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
 // only ever takes energy out: applied after the solve, as a velocity change that the
 // kick also turns into a position change h Δv, friction strained the material around a
 // stopped point — a bunny dropped 5 cm gained 0.2 % at the landing with μ = 0.5 (none
-// with μ = 0), a soft dragon on stiff legs 160 J of 180 (docs/solids.md "Friction").
+// with μ = 0), a soft dragon on stiff legs 160 J of 180 (docs/backward-euler.md "Friction").
 //
 // Static friction: re-anchored at every step, a point under a tangential load T < μ F
 // gives T / k_t = ε h T / (μ F) a step — a creep of up to ε. A vertex that sticks (s < ε)

@@ -4,7 +4,7 @@
 /// pairs — as one-sided planes on its landing positions (tick_plane.hpp), which enter
 /// the solve's energy; the other body of a pair takes the plane's reaction at once.
 /// Shared by the phantom ticks (docs/phantom.md "Obstacles in the tick", "Near pairs in
-/// the tick") and the coarse steps of backward-Euler solids (docs/solids.md "Contact
+/// the tick") and the coarse steps of backward-Euler solids (docs/backward-euler.md "Contact
 /// inside the step"). The penalty layers and certificates stay the guarantee against
 /// interpenetration; the planes keep implicit bodies from answering contact one step
 /// late (an explicit impulse against an implicit step longer than the contact's

@@ -2,7 +2,7 @@
 // friction (sticking, sliding, held), the landing targets, and the tests that couple an
 // asynchronous substep (near a collider, interior deforming). The stepper itself:
 // integrators/schroeder/schroeder_scheme.cpp; the design: integrators/schroeder/schroeder_scheme.hpp and
-// docs/solids.md "Schroeder", decisions 7, 9–12.
+// docs/schroeder.md, decisions 7, 9–12.
 #include <algorithm>
 #include <cmath>
 
@@ -162,8 +162,8 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v, con
   // along the friction), the particle sticks instead. Without this the ball of
   // demos/schroeder_sphere.json never rested at frame steps: the heavily loaded contact
   // patch slid every update, friction reversing the slides by up to 0.5 m/s, and the
-  // ball walked about the plane with 0.01–0.05 J of kinetic energy (docs/solids.md
-  // "Schroeder", decision 11).
+  // ball walked about the plane with 0.01–0.05 J of kinetic energy (docs/schroeder.md,
+  // decision 11).
   // - In a position update the contact sticks again and the update is solved anew
   //   (above): its Δv sets xⁿ⁺¹, so a particle stopped after the solve would sit where
   //   the solve had not put it, against neighbours moved as if it slid back. That

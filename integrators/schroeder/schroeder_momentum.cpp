@@ -1,6 +1,6 @@
 // SchroederStepper's angular momentum: the account of a kernel event (a velocity update
 // and the next position update) and the rigid rotation that cancels its internal
-// forces' torque (integrators/schroeder/schroeder_scheme.hpp, docs/solids.md "Schroeder",
+// forces' torque (integrators/schroeder/schroeder_scheme.hpp, docs/schroeder.md,
 // decision 13). The external impulses of each solve are recorded by record_external
 // (integrators/schroeder/schroeder_scheme.cpp), the §6 responses where they are applied.
 #include <algorithm>

@@ -26,7 +26,7 @@
 ///                        vⁿ⁺¹ = vⁿ + Δt â(xⁿ⁺¹ + Δt vⁿ⁺¹, vⁿ⁺¹)
 /// with α = (2Δt_frame − Δt)/Δt (§4.3) and â the force scaling of §4.1 on I
 /// (f̂ = α f, ∂f̂/∂v = α ∂f/∂v, ∂f̂/∂x = α² ∂f/∂x). The coupled position update uses
-/// α h where the paper prints α Δt: see docs/solids.md "Schroeder" (with α h the
+/// α h where the paper prints α Δt: see docs/schroeder.md, decision 1 (with α h the
 /// coupled step at p = 1 is exactly §3.2). The other p − 1 substeps of a frame are
 /// semi-implicit on E only, with the forces on the particles of I distributed by
 /// P_ε (§5): M Δv = P_ε(h (f_E − D_E v)) + h f_g.
@@ -62,7 +62,7 @@
 /// two substeps' drift of, a collider to the frame's end every substep is coupled
 /// (α = 2m − 1 after m − 1 uncoupled substeps), because an interior that feels no force
 /// of its own for the rest of the frame flies through a landed shell and creates elastic
-/// energy (docs/solids.md "Schroeder", decision 9). The same from a substep whose
+/// energy (docs/schroeder.md, decision 9). The same from a substep whose
 /// interior particles move relative to their rigid motion fast enough to deform their
 /// elements by kInteriorDrift within a frame (a ball vibrating after a bounce; decision
 /// 12).
@@ -216,7 +216,7 @@ class SchroederStepper {
   /// A contact of particle a with a collider, sticking if that collider has friction.
   Contact new_contact(Index a, int collider, const Vec3& n, const Vec3& target) const;
   void filter_contacts(Vector& y) const;
-  /// Angular momentum (docs/solids.md "Schroeder", decision 13). An event of the kernel
+  /// Angular momentum (docs/schroeder.md, decision 13). An event of the kernel
   /// is a velocity update and the next position update (or the first position update
   /// alone): the velocities the kernel holds change from v^{n−½} (+ other bodies' kicks)
   /// to v^{n+½}, by Δv_vel + Δv_pos' − Δv_pos (the last position update's increment,
@@ -268,7 +268,7 @@ class SchroederStepper {
   ForceDistribution interior_;  ///< the particles of I (asynchronous), whatever ε
   double interior_edge_ = 0.0;  ///< mean rest edge of the I tets, m
   /// Relative deformation of the I elements within a frame above which the
-  /// asynchronous scheme couples every substep (docs/solids.md "Schroeder", decision 12).
+  /// asynchronous scheme couples every substep (docs/schroeder.md, decision 12).
   static constexpr double kInteriorDrift = 0.01;
   double dt_ = 0.0, alpha_ = 1.0, omega_max_ = 0.0;
   int p_ = 1, k_ = 0;

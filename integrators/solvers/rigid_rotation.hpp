@@ -9,7 +9,7 @@
 /// later increments land (a multi-rate plan), their torque adds a linear B ω and
 /// (I + B) ω = −excess. Used by every integrator that keeps angular momentum this way:
 /// SolidSource (backward Euler and multi-rate steps, off-plan substeps),
-/// SchroederStepper's kernel events and PhantomSource's tick (docs/solids.md). What the
+/// SchroederStepper's kernel events and PhantomSource's tick (docs/backward-euler.md). What the
 /// excess is differs between them and stays with the caller.
 ///
 /// Use, in this order: the mass centre (add_mass for each point, then set_centre), the

@@ -59,7 +59,7 @@ enum class MultirateCoupling {
   /// its displacement r h_S v_r^L (eq. 26's r²); L sees S at the end of the step (eq. 19).
   /// The two sides' impulses differ for m > 1, so linear momentum is not conserved, and
   /// a stiff interface with large m makes the step matrix's spectral radius exceed 1
-  /// (docs/solids.md).
+  /// (docs/zhao.md "Coupling").
   Paper,
   /// Every tet with a vertex in S (S's and the interface's) is integrated at h_S on all
   /// of its vertices, L's moving with its end-of-step velocity v_m^L (u_r^L = u_0^L +
@@ -155,8 +155,8 @@ class MultirateSolver {
   /// One large step from positions x0 and velocities v0 (3n) under the constant
   /// external force f_ext (3n), by the Schur complement and forward substitution.
   void step(const Vector& x0, const Vector& v0, const Vector& f_ext, MultirateStep& out);
-  /// Contact planes for the next step() (DESIGN §7, docs/solids.md "Contact inside the
-  /// step"): each enters the linearised system as the two-sided spring
+  /// Contact planes for the next step() (DESIGN §7, docs/zhao.md "Contact inside the
+  /// large step"): each enters the linearised system as the two-sided spring
   /// (k/2)(offset − n·y(x))² — its stiffness k w_i w_j n nᵀ added to K (so to the L
   /// system, the S blocks, their substeps and the damping β K alike) and its force at
   /// x0 to f_int — exact, since a plane is linear in x. A plane's vertices must all be

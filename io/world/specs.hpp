@@ -146,7 +146,7 @@ struct SolidMaterial {
   double rayleigh_alpha = 0.0, rayleigh_beta = 0.0;
 };
 
-/// A tet solid (docs/solids.md).
+/// A tet solid (docs/fem.md; its integrators: docs/solids.md).
 struct SolidSpec {
   std::string name;
   TetMesh mesh;
@@ -157,7 +157,7 @@ struct SolidSpec {
   std::variant<BackwardEulerSpec, ZhaoSpec, SchroederSpec> integrator;
   bool collide = true;
   bool self_contact = false;  ///< its own surface triangles may collide with each other
-  /// Contact inside the backward-Euler or Zhao solve (docs/solids.md "Contact inside
+  /// Contact inside the backward-Euler or Zhao solve (docs/backward-euler.md "Contact inside
   /// the step"); absent: on for a colliding solid in a world with contact.
   std::optional<SolveContactSpec> obstacles, deformables;
   std::shared_ptr<const SpecOrigin> origin;

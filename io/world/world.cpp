@@ -363,7 +363,7 @@ void World::build() {
     for (const auto& t : w.tick_pairs) w.origins[t.body]->fail("", "contact in the ticks needs contact (enable_contact)");
   }
   // Backward-Euler and Zhao steps see contact in their solve by default
-  // (docs/solids.md "Contact inside the step"): explicit impulses between steps
+  // (docs/backward-euler.md "Contact inside the step"): explicit impulses between steps
   // longer than the contact's elastic period create energy and never let a solid rest.
   for (const SolidContactRequest& r : w.solid_contacts) {
     const bool collides = contact_.has_value() && r.collide;

@@ -11,17 +11,17 @@
 //
 // When: every coarse-step body steps at 2 ms (backward Euler h, Zhao h_L, Schroeder's
 // frame). The momentum is read 10 µs before each multiple of 2 ms: after a Zhao large
-// step's last substep (its S–L share "in flight" has closed, docs/solids.md "Contact
-// inside a large step") and after a Schroeder frame's last substep, before the coarse
+// step's last substep (its S–L share "in flight" has closed, docs/zhao.md "Contact
+// inside the large step") and after a Schroeder frame's last substep, before the coarse
 // events of the next step. Schroeder's kernel velocity is then its coupled step's
-// half-step velocity v^{n+½} (docs/solids.md "Schroeder"): its linear momentum equals
+// half-step velocity v^{n+½} (docs/schroeder.md): its linear momentum equals
 // vⁿ's (the half step's forces sum to zero); its angular momentum is the one kept
 // exact (vⁿ's differs from it by the half step's torque; vⁿ is not visible outside the
 // source).
 //
 // Measured (each pair's worst reading; the cases print them): linear momentum
 // ≤ 1.7e-13 of Σ m|v| in all 21 pairs, with the solids' steps seeing the contact in
-// their solves (docs/solids.md "Contact inside the step"). Angular momentum ≤ 1.2e-13
+// their solves (docs/backward-euler.md "Contact inside the step"). Angular momentum ≤ 1.2e-13
 // of Σ |x × m v| in the three cloth–cloth pairs (penalty impulses act along the
 // distance direction, AVI and phantom ticks keep L), and ≤ 1.2e-13 in the pairs of
 // backward Euler and Zhao m = 1 with each other, with an explicit and with a phantom
@@ -45,8 +45,8 @@
 // velocities the kernel holds from v^{n−½} to v^{n+½}; the event's internal impulses
 // (that change less its external impulses: gravity, Rayleigh α, §6 colliders; other
 // bodies' kicks are not part of it) are given a rigid rotation about the mass centre
-// that cancels their torque (SchroederStepper::keep_angular_momentum, docs/solids.md
-// "Schroeder", decision 13). Measured before it, the lone block's events had an internal
+// that cancels their torque (SchroederStepper::keep_angular_momentum, docs/schroeder.md
+// decision 13). Measured before it, the lone block's events had an internal
 // torque of 1.5e-5 (mean; max 4e-5) of Σ |x × m v| each, the same in uncoupled substeps
 // and around the coupled one. Now ≤ 7.5e-14 in the six Schroeder pairs (before, 9.7e-5
 // .. 8.5e-3) and 2.1e-15 alone (1.2e-4).
@@ -149,7 +149,7 @@ json cloth(Kind k, const Placement& at) {
 
 /// A tet block of 3 × 3 × layers(k) cells of 5 cm (E = 0.2 MPa, ρ = 500), FEM model
 /// `fem`. The matrix uses linear FEM: backward Euler keeps a free *rigidly* spinning
-/// linear block's angular momentum (2e-14 here; docs/solids.md), a corotational one
+/// linear block's angular momentum (2e-14 here; docs/backward-euler.md), a corotational one
 /// not (1e-4); a deformed one neither (see the top).
 json block(Kind k, const Placement& at, const std::string& fem) {
   json b = json::parse(R"({

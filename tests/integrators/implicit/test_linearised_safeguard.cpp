@@ -1,5 +1,5 @@
 /// The energy safeguard of the linearised implicit steps (integrators/implicit/energy_safeguard.hpp,
-/// docs/solids.md "Linearised steps and the energy safeguard"; issue 41): a small stiff
+/// docs/backward-euler.md "Linearised steps and the energy safeguard"; issue 41): a small stiff
 /// corotational bar, frictionless, spinning fast in free space or landing tilted and fast
 /// on the ground, integrated by backward Euler with max_newton 1 and by Zhao's scheme
 /// (m = 1 and m > 1). One linear solve per step cannot follow the bar turning a large

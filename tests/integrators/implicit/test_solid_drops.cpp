@@ -1,5 +1,5 @@
 /// Issue 41 item 2: backward-Euler solids dropped on the ground at the demos' steps,
-/// with contact inside the step's solve (docs/solids.md "Contact inside the step";
+/// with contact inside the step's solve (docs/backward-euler.md "Contact inside the step";
 /// CTest label `slow`). Before, explicit penalty impulses between 5 ms steps made a
 /// block dropped 4 mm gain 0.36 J at first touch and never settle (bottom vertices at
 /// 0.07–0.16 m/s every frame), and a 15 cm drop at 5 ms multiplied the energy by 11 and
@@ -172,7 +172,7 @@ TEST_CASE("solid drops: Zhao blocks (h_L 10 ms, the landing face at m = 4 and 10
       for (const double beta : {0.0, 0.01}) check_drop({0.01, m}, drop, beta);
 }
 
-// Friction inside the step (SolveContact::add_friction, docs/solids.md "Friction"):
+// Friction inside the step (SolveContact::add_friction, docs/backward-euler.md "Friction"):
 // the block lands while sliding at 0.5 m/s on a μ = 0.5 ground. Applied after the solve
 // (the velocity change kicked at the step's start, so also a position change h Δv),
 // friction strained the block around the stopped points and added energy; inside the

@@ -1,4 +1,4 @@
-/// Static friction inside the solids' steps (SolveContact::add_friction, docs/solids.md
+/// Static friction inside the solids' steps (SolveContact::add_friction, docs/backward-euler.md
 /// "Friction"; issue 41): a block resting on a ground tilted 14° (gravity tilted, so the
 /// ground stays the `ground` obstacle), μ = 0.5 > tan 14° = 0.25, must stay where it
 /// settled. Re-anchored at every step, the lagged anchors let a point under a tangential

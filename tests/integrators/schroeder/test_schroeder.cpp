@@ -179,7 +179,7 @@ TEST_CASE("schroeder §4.2: a body released at rest falls as x0 + g t²/2 with n
 
 TEST_CASE("schroeder §4.3: without gravity and obstacles the steps conserve linear momentum") {
   // The random velocities deform the interior: by default every substep is coupled
-  // (docs/solids.md "Schroeder", decision 12); the paper's schedule projects the forces
+  // (docs/schroeder.md, decision 12); the paper's schedule projects the forces
   // of p − 1 substeps a frame.
   for (FemKind kind : {FemKind::Linear, FemKind::Corotational}) {
     for (const bool couple : {false, true}) {

@@ -120,7 +120,7 @@ TEST_CASE("schroeder §6 constraints: landing exactly, inside the friction cone"
       if (k.stick) {
         ++sticking;
         // A contact held after its kinetic friction reversed its slide sticks for the
-        // rest of the update, maybe beyond the cone (docs/solids.md "Schroeder",
+        // rest of the update, maybe beyond the cone (docs/schroeder.md,
         // decision 11).
         if (k.held) {
           ++held;

@@ -9,7 +9,7 @@
 ///
 /// Before: the fully-implicit ball dropped 15 cm gained up to 10.7 J in one frame (8.5 J
 /// above its initial 10.8 J), inverted 8 tets and never rested (kinetic friction stopped
-/// particles after a position update's solve; docs/solids.md "Schroeder", decision 11);
+/// particles after a position update's solve; docs/schroeder.md, decision 11);
 /// the asynchronous one without damping rose 2.9 J above its initial energy in flight
 /// after the bounce (its interior, vibrating, deformed for a whole frame with no force
 /// of its own; decision 12).

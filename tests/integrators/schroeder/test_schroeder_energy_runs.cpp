@@ -123,7 +123,7 @@ TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of
 
 // The demo as shipped (asynchronous, ε = ½) through its 1.5 s, every frame: it lands at
 // 0.21 s and bounces (restitution about 0.8: β = 0.002 damps little), so it is not at
-// rest by the end (docs/solids.md "Schroeder", known limitations).
+// rest by the end (docs/schroeder.md "Limits").
 TEST_CASE("schroeder_sphere: the demo's frames never gain energy nor hold an inverted tet") {
   Scene s = build_scene(schroeder_demo_with("schroeder"), "schroeder_sphere.json", ".");
   const double frame = 1.0 / 24.0;

@@ -17,7 +17,7 @@ TEST_CASE("multirate: linear momentum over one large step (nothing pinned, α = 
   // paper's coupling does not: L takes S's forces at the end of the large step (eq. 19)
   // while S takes L's interpolated ones at every substep (eq. 14, 26), so the two sides'
   // impulses differ by h_S Σ_r 1ᵀ (f^L(u_m) − f^L(u_r)). A property of the published
-  // scheme, kept here so that a change to it is noticed (docs/solids.md). The
+  // scheme, kept here so that a change to it is noticed (docs/zhao.md "Coupling"). The
   // conservative coupling integrates every tet of S and the interface at h_S on all of
   // its vertices, so each tet's forces cancel at every substep.
   for (FemKind kind : {FemKind::Linear, FemKind::Corotational})
@@ -127,7 +127,7 @@ TEST_CASE("multirate: impulses inside a large step keep momentum, S and its neig
 TEST_CASE("multirate: energy never grows under the conservative coupling (linear FEM, no damping)") {
   // E = ½ vᵀ M v + ½ uᵀ K u after every large step from a random state, nothing external.
   // The conservative coupling's step is a contraction in this norm (measured on spring
-  // chains over h_L, m and stiffness ratios; docs/solids.md); the paper's is not: its
+  // chains over h_L, m and stiffness ratios; docs/zhao.md "Coupling"); the paper's is not: its
   // per-step energy ratio exceeds 1 here.
   Bar b = make_bar(FemKind::Linear, 5);
   b.f_ext.setZero();

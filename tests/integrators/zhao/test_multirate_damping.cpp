@@ -148,7 +148,7 @@ TEST_CASE("multirate: stiffness damping on a squeezed bar never adds energy in t
   // make_bar's random velocities, β = 20 h_L, m = 4: E = ½ vᵀ M v + E_elastic(x) after
   // every large step. The projected D is PSD: E falls at every step. The tangent's
   // β vᵀ K(x_n) v is negative in the compressed elements' rotation modes: E grows in
-  // some steps, above E_0 (kept as a check of the difference; docs/solids.md).
+  // some steps, above E_0 (kept as a check of the difference; docs/zhao.md).
   Bar b = compressed_bar(0.95, 9);
   b.f_ext.setZero();
   const auto& mass = b.model->lumped_mass();

@@ -9,7 +9,7 @@
 // the m = 4 scene); it closes at the step's last substep. Angular momentum is not
 // asserted: backward Euler itself changes it, L_{n+1} − L_n = −h² Σ v_{n+1} × f,
 // m = 1 included (measured here: 3e-5 linear FEM, 2e-3 corotational; m = 4 alike,
-// docs/solids.md).
+// docs/zhao.md "Contact inside the large step").
 #include <doctest/doctest.h>
 
 #include <cmath>
