@@ -20,14 +20,23 @@ namespace clockwork::test {
 /// The scene of a World, moved out (what build_scene returns for a document).
 inline Scene build(World world) { return world.release(); }
 
+/// A grid's axes as the scene reader leaves them: `u` normalised, `v` made orthogonal
+/// to it and normalised (exact for the unit axes).
+inline std::pair<Vec3, Vec3> grid_axes(Vec3 u, Vec3 v) {
+  u.normalize();
+  v = (v - v.dot(u) * u).normalized();
+  return {u, v};
+}
+
 /// A "grid" shape: `size_u` × `size_v` m of `nu` × `nv` cells centred on `center`,
-/// spanned by the unit axes `u` and `v` (orthonormal, as the scene reader leaves them).
+/// spanned by the axes `u` and `v` (grid_axes).
 inline ShellSpec cloth_spec(std::string name, double size_u, double size_v, int nu, int nv,
                             const Vec3& center, const ShellMaterial& material,
                             const Vec3& u = Vec3::UnitX(), const Vec3& v = Vec3::UnitY()) {
   ShellSpec s;
   s.name = std::move(name);
-  s.mesh = make_grid(size_u, size_v, nu, nv, center, u, v);
+  const auto [au, av] = grid_axes(u, v);
+  s.mesh = make_grid(size_u, size_v, nu, nv, center, au, av);
   s.material = material;
   return s;
 }
