@@ -1,9 +1,10 @@
 #pragma once
-/// Typed builders for the specs physics tests and benchmarks hand to the World
-/// (io/world/world.hpp): the scene format's "grid" and "tet_bar" shapes with their
-/// materials, named grid corners, vertices in a box, initial velocities. Each builds
-/// the same spec the JSON front-end (io/scene/scene.cpp) reads from the equivalent
-/// scene object, so that a test moved off JSON runs the same floating-point operations.
+/// Typed builders for the specs the physics tests hand to the World (io/world/world.hpp):
+/// the scene format's "grid" and "tet_bar" shapes with their materials, a Zhao region,
+/// the "ground" obstacle, named grid corners, vertices in a box, initial velocities.
+/// Each builds the same spec the JSON front-end (io/scene/scene.cpp) reads from the
+/// equivalent scene object, so that a test moved off JSON runs the same floating-point
+/// operations.
 #include <array>
 #include <string>
 #include <utility>
