@@ -3,7 +3,8 @@
 ///  - BM_SlabFailureTime: certificate failure-time evaluations per second (the work
 ///    of every reschedule), on 4096 random vertex–triangle and edge–edge trajectories;
 ///  - BM_MakeSlab: building a slab and its first failure time (a certificate failure);
-///  - BM_ClothDrop: the demos/cloth_drop.json scene (24 x 24 cloth) run to t = 1 s
+///  - BM_ClothDrop: the demos/cloth_drop.json scene (24 x 24 cloth; built with the World,
+///    bench/cloth_fixture.hpp) run to t = 1 s
 ///    (onto the ball, off it, folding on the ground), once per iteration, with kernel
 ///    profiling on (io/run/profile.hpp): kds_share is the share of the wall time spent
 ///    maintaining certificates (grid, triangle-pair and element-pair slabs: failures
@@ -14,8 +15,8 @@
 #include <random>
 
 #include "contact/certificates/slab.hpp"
+#include "bench/cloth_fixture.hpp"
 #include "io/run/profile.hpp"
-#include "io/scene/scene.hpp"
 
 using namespace clockwork;
 
@@ -71,10 +72,9 @@ void BM_MakeSlab(benchmark::State& state) {
 BENCHMARK(BM_MakeSlab);
 
 void BM_ClothDrop(benchmark::State& state) {
-  const std::string path = std::string(CLOCKWORK_SOURCE_DIR) + "/demos/cloth_drop.json";
   for (auto _ : state) {
     state.PauseTiming();
-    Scene scene = load_scene(path);
+    Scene scene = bench::make_cloth_drop_scene();
     EventProfiler profiler;
     const ScopedObserver profiling(*scene.kernel, profiler);
     state.ResumeTiming();

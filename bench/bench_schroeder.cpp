@@ -1,7 +1,7 @@
 /// Schroeder et al.'s asynchronous evolution, measured (docs/performance.md "Schroeder
 /// asynchronous evolution"). A documented driver rather than Google Benchmark: each
-/// number is a whole simulated run through the kernel (scenes built in code, as
-/// `clockwork run` builds them).
+/// number is a whole simulated run through the kernel (scenes built with the World,
+/// io/world/world.hpp, the API `clockwork run` builds a scene file's scene with).
 ///
 ///   bench_schroeder table2 [--frames F] [--runs R] [--only TEST] [--constrain 0|1]
 ///       the paper's Table 2: seconds per frame of semi-implicit, fully-implicit and asynchronous (ε = 0, .25, .5, .75, 1)
@@ -34,13 +34,12 @@
 #include <string>
 #include <vector>
 
-#include "io/scene/scene.hpp"
-#include "io/mesh/tet_bad_element.hpp"
 #include "bench/timing.hpp"
+#include "io/mesh/tet_bad_element.hpp"
 #include "io/mesh/tet_mesh.hpp"
+#include "io/world/world.hpp"
 
 using namespace clockwork;
-using nlohmann::json;
 
 namespace {
 
@@ -64,66 +63,76 @@ std::vector<Scheme> schemes() {
   return s;
 }
 
-json material() {
-  return json::parse(R"({"model": "corotational", "young": 1e5, "poisson": 0.3,
-                         "density": 1000, "rayleigh": {"beta": 0.002}})");
+/// Corotational, E = 1e5 Pa, ν = 0.3, ρ = 1000 kg/m³, Rayleigh β = 2e-3 s, on every tet.
+SolidMaterial material(const TetMesh& mesh) {
+  SolidMaterial m;
+  m.kind = FemKind::Corotational;
+  m.per_tet.assign(mesh.tets.size(), TetMaterial{1e5, 0.3, 1000});
+  m.rayleigh_beta = 0.002;
+  return m;
 }
 
 bool g_constrain = true;  // §6 contacts as constraints of the solves
 
-json integrator_settings(const Scheme& s, bool ground) {
-  json f = {{"frame_dt", kFrame}};
-  if (s.integrator == "schroeder") f["advanced"]["epsilon"] = s.epsilon;
+SchroederSpec integrator_settings(const Scheme& s, bool ground) {
+  SchroederSpec spec;
+  SchroederSettings& f = spec.settings;
+  f.frame_dt = kFrame;
+  if (s.integrator == "semi_implicit") f.scheme = SchroederScheme::SemiImplicit;
+  if (s.integrator == "fully_implicit") f.scheme = SchroederScheme::FullyImplicit;
+  if (s.integrator == "schroeder") f.epsilon = s.epsilon;
   if (ground) {
-    f["collisions"] =
-        json::parse(R"([{"plane": {"point": [0, 0, 0], "normal": [0, 0, 1]}, "friction": 0.3}])");
-    f["advanced"]["constrain_collisions"] = g_constrain;
+    f.colliders.push_back(StaticCollider::plane(Vec3::Zero(), Vec3::UnitZ(), 0.3));
+    f.constrain_collisions = g_constrain;
   }
-  return f;
+  return spec;
 }
 
-json body(const std::string& name, const json& shape, const Scheme& s, bool ground) {
-  json b = {
-      {"name", name}, {"shape", shape}, {"material", material()}, {"integrator", s.integrator}};
-  b[s.integrator] = integrator_settings(s, ground);
+SolidSpec body(const std::string& name, TetMesh mesh, const Scheme& s, bool ground) {
+  SolidSpec b;
+  b.name = name;
+  b.material = material(mesh);
+  b.mesh = std::move(mesh);
+  b.integrator = integrator_settings(s, ground);
   return b;
 }
 
-json sphere_shape(const Vec3& c) {
-  return {{"type", "tet_sphere"},
-          {"center", {c.x(), c.y(), c.z()}},
-          {"radius", 0.1},
-          {"cells_per_diameter", 10}};
+TetMesh sphere_shape(const Vec3& c) { return make_tet_sphere(c, 0.1, 10); }
+
+/// A TetGen mesh read from `base`.{node,ele}, translated by `t`.
+TetMesh tetgen_shape(const std::string& base, const Vec3& t) {
+  TetMesh mesh = read_tetgen(base);
+  for (Vec3& x : mesh.vertices) x = 1.0 * x + t;  // the scene reader's scale · x + translate
+  return mesh;
 }
 
 std::string g_bad_sphere;  // base path of the bad-element sphere's TetGen files
 
-json scene(const std::string& test, const Scheme& s, double drop_center = 0.15) {
+World scene(const std::string& test, const Scheme& s, double drop_center = 0.15) {
   // Scene names are file-name safe (issue 42): the test's name with '_' for spaces.
   std::string name = test;
   std::replace(name.begin(), name.end(), ' ', '_');
-  json doc = {{"name", name}, {"end_time", 1.0}, {"frame_rate", 24}, {"gravity", {0, 0, -9.81}}};
+  const bool collide = test == "2 spheres";
+  World w({.name = name, .end_time = 1.0, .frame_rate = 24,
+           .gravity = collide ? Vec3::Zero() : Vec3(0, 0, -9.81)});
   if (test == "1 sphere") {
-    doc["bodies"] = {body("sphere", sphere_shape(Vec3(0, 0, drop_center)), s, true)};
-  } else if (test == "2 spheres") {
-    doc["gravity"] = {0, 0, 0};
-    json a = body("left", sphere_shape(Vec3(-0.12, 0, 0.5)), s, false);
-    json b = body("right", sphere_shape(Vec3(0.12, 0.03, 0.5)), s, false);
-    a["velocity"] = {{"linear", {1.0, 0, 0}}};
-    b["velocity"] = {{"linear", {-1.0, 0, 0}}};
-    doc["bodies"] = {a, b};
-    doc["contact"] = {{"friction", 0.0}};
+    w.add_solid(body("sphere", sphere_shape(Vec3(0, 0, drop_center)), s, true));
+  } else if (collide) {
+    SolidSpec a = body("left", sphere_shape(Vec3(-0.12, 0, 0.5)), s, false);
+    SolidSpec b = body("right", sphere_shape(Vec3(0.12, 0.03, 0.5)), s, false);
+    a.velocity = {.linear = {1.0, 0, 0}, .given = true};
+    b.velocity = {.linear = {-1.0, 0, 0}, .given = true};
+    w.add_solid(std::move(a));
+    w.add_solid(std::move(b));
+    w.enable_contact({});  // frictionless
   } else if (test == "bunny") {
-    json shape = {{"type", "tetgen"},
-                  {"file", std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/bunny"},
-                  {"scale", 1.0},
-                  {"translate", {0, 0, 0.13}}};
-    doc["bodies"] = {body("bunny", shape, s, true)};
+    w.add_solid(body("bunny", tetgen_shape(std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/bunny",
+                                           {0, 0, 0.13}),
+                     s, true));
   } else {
-    json shape = {{"type", "tetgen"}, {"file", g_bad_sphere}, {"translate", {0, 0, 0.15}}};
-    doc["bodies"] = {body("bad_sphere", shape, s, true)};
+    w.add_solid(body("bad_sphere", tetgen_shape(g_bad_sphere, {0, 0, 0.15}), s, true));
   }
-  return doc;
+  return w;
 }
 
 /// The bad-element sphere (centred at the origin) as TetGen files.
@@ -152,7 +161,7 @@ struct RunStats {
 };
 
 RunStats run(const std::string& test, const Scheme& s, int frames) {
-  Scene sc = build_scene(scene(test, s), "<bench>", ".");
+  Scene sc = scene(test, s).release();
   const auto t0 = Clock::now();
   sc.kernel->run_until(frames * kFrame - 1e-9);
   RunStats r;
@@ -205,7 +214,7 @@ int sweep(const std::string& csv, int frames) {
   std::ofstream out(csv);
   out << "scheme,epsilon,t,height,bottom\n";
   for (const Scheme& s : schemes()) {
-    Scene sc = build_scene(scene("1 sphere", s, 0.3), "<bench>", ".");
+    Scene sc = scene("1 sphere", s, 0.3).release();
     const VertexState& st = sc.kernel->state();
     for (int k = 0; k <= 4 * frames; ++k) {
       const double t = 0.25 * k * kFrame;

@@ -67,7 +67,7 @@
 //   coupled step likewise through its implicit terms, and the reading sees v½.
 // The contact makes it larger only by deforming the soft blocks (E = 0.2 MPa hit at
 // 1 m/s). Before the rotations, with corotational solids (pair_scene(...,
-// "corotational"), forces without torque) the same 18 pairs still drifted 6e-5 ..
+// FemKind::Corotational), forces without torque) the same 18 pairs still drifted 6e-5 ..
 // 8e-3 (linear momentum ≤ 2e-14): the integrators' own change of L, backward Euler's
 // and Schroeder's above.
 #include <doctest/doctest.h>
@@ -78,14 +78,12 @@
 #include <string>
 
 #include "engine/diagnostics.hpp"
-#include "io/scene/scene.hpp"
+#include "io/world/world.hpp"
 #include "tests/support/momentum.hpp"
-#include "tests/support/scenes.hpp"
+#include "tests/support/world_specs.hpp"
 
 namespace clockwork {
 namespace {
-
-using nlohmann::json;
 
 enum class Kind { Explicit, Phantom, BackwardEuler, Zhao1, Zhao4, Schroeder };
 
@@ -115,12 +113,13 @@ constexpr double kBefore = 1e-5;   ///< read this long before each coarse step, 
 
 /// Where a body is and how it moves: its footprint centred on (cx, cy), its lowest
 /// point at `bottom`; `hit_on_top`: the other body comes from above (Zhao m = 4 puts
-/// S at the face that gets hit).
+/// S at the face that gets hit); `random`: Gaussian noise on its initial velocities.
 struct Placement {
   std::string name;
   double cx = 0.0, cy = 0.0, bottom = 0.0;
-  json linear = {0, 0, 0}, angular = {0, 0, 0};
+  Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();
   bool hit_on_top = true;
+  double random = 0.0;
 };
 
 bool is_cloth(Kind k) { return k == Kind::Explicit || k == Kind::Phantom; }
@@ -134,16 +133,11 @@ int layers(Kind k) { return k == Kind::Schroeder ? 3 : 2; }
 double height(Kind k) { return is_cloth(k) ? 0.0 : layers(k) * kCell; }
 
 /// A 0.1 × 0.1 m cloth of 5 × 5 cells (area density 0.2 kg/m²).
-json cloth(Kind k, const Placement& at) {
-  json c = json::parse(R"({
-    "shape": {"type": "grid", "size": [0.1, 0.1], "resolution": [5, 5]},
-    "material": {"area_density": 0.2, "young": 500.0, "poisson": 0.3, "bending": 1e-4}
-  })");
-  c["shape"]["center"] = {at.cx, at.cy, at.bottom};
-  if (k == Kind::Phantom) {
-    c["integrator"] = "phantom";
-    c["phantom"] = {{"h_imp", 0.002}};
-  }
+ShellSpec cloth(Kind k, const Placement& at) {
+  ShellSpec c = test::cloth_spec(at.name, 0.1, 5, {at.cx, at.cy, at.bottom},
+                                 {.area_density = 0.2, .young = 500.0, .poisson = 0.3, .bending = 1e-4});
+  if (k == Kind::Phantom) c.phantom = PhantomSpec{.h_imp = 0.002};
+  c.velocity = test::velocity(at.linear, at.angular, at.random);
   return c;
 }
 
@@ -151,66 +145,79 @@ json cloth(Kind k, const Placement& at) {
 /// `fem`. The matrix uses linear FEM: backward Euler keeps a free *rigidly* spinning
 /// linear block's angular momentum (2e-14 here; docs/backward-euler.md), a corotational one
 /// not (1e-4); a deformed one neither (see the top).
-json block(Kind k, const Placement& at, const std::string& fem) {
-  json b = json::parse(R"({
-    "material": {"young": 2e5, "poisson": 0.3, "density": 500}
-  })");
-  b["material"]["model"] = fem;
+SolidSpec block(Kind k, const Placement& at, FemKind fem) {
   const double side = 3 * kCell;
-  b["shape"] = {{"type", "tet_bar"},
-                {"origin", {at.cx - side / 2, at.cy - side / 2, at.bottom}},
-                {"cells", {3, 3, layers(k)}},
-                {"cell", kCell}};
+  SolidSpec b = test::block_spec(at.name, {at.cx - side / 2, at.cy - side / 2, at.bottom},
+                                 {3, 3, layers(k)}, kCell, {2e5, 0.3, 500}, fem);
   // The layer of vertices on the face that gets hit (0.03 m holds one layer of 0.05).
   const double top = at.bottom + height(k);
-  const json face = at.hit_on_top ? json{{"min", {-1, -1, top - 0.03}}, {"max", {1, 1, 1}}}
-                                  : json{{"min", {-1, -1, -1}}, {"max", {1, 1, at.bottom + 0.03}}};
+  const auto [lo, hi] = at.hit_on_top ? std::pair<Vec3, Vec3>{{-1, -1, top - 0.03}, {1, 1, 1}}
+                                      : std::pair<Vec3, Vec3>{{-1, -1, -1}, {1, 1, at.bottom + 0.03}};
   switch (k) {
     case Kind::BackwardEuler:
-      b["integrator"] = "backward_euler";
-      b["backward_euler"] = {{"h", kStep}};
+      b.integrator = BackwardEulerSpec{.h = kStep};
       break;
     case Kind::Zhao1:
     case Kind::Zhao4:
-      b["integrator"] = "zhao";
-      b["zhao"] = {{"h_L", kStep},
-                   {"regions", json::array({{{"m", k == Kind::Zhao4 ? 4 : 1}, {"box", face}}})}};
+      b.integrator = test::zhao_spec(kStep, k == Kind::Zhao4 ? 4 : 1, test::vertices_in_box(b.mesh.vertices, lo, hi));
       break;
-    case Kind::Schroeder:
-      b["integrator"] = "schroeder";
-      b["schroeder"] = {{"frame_dt", kStep}};
+    case Kind::Schroeder: {
+      SchroederSpec schroeder;
+      schroeder.settings.frame_dt = kStep;
+      b.integrator = std::move(schroeder);
       break;
+    }
     default:
       break;
   }
+  b.velocity = test::velocity(at.linear, at.angular, at.random);
   return b;
 }
 
-/// The body JSON of kind `k` placed and moving as `at` says; `fem`: a solid's
-/// material model, "linear" or "corotational".
-json body(Kind k, const Placement& at, const std::string& fem = "linear") {
-  json b = is_cloth(k) ? cloth(k, at) : block(k, at, fem);
-  b["name"] = at.name;
-  b["velocity"] = {{"linear", at.linear}, {"angular", at.angular}};
-  return b;
+/// Adds the body of kind `k` placed and moving as `at` says; `fem`: a solid's material
+/// model.
+void add_body(World& w, Kind k, const Placement& at, FemKind fem) {
+  if (is_cloth(k)) w.add_shell(cloth(k, at));
+  else w.add_solid(block(k, at, fem));
 }
 
-/// `lower` at rest with its base at z = 0; `upper` kGap above it, 3 cm and 2 cm off
-/// its centre, falling at 1 m/s, sliding at 0.1 m/s and spinning about a tilted axis.
-json pair_scene(Kind lower, Kind upper, const std::string& fem = "linear") {
-  Placement below{.name = "lower"};
-  Placement above{.name = "upper",
-                  .cx = 0.03,
-                  .cy = 0.02,
-                  .bottom = height(lower) + kGap,
-                  .linear = {0.1, 0, -1},
-                  .angular = {0.5, 0, 2},
-                  .hit_on_top = false};
-  json doc = json::parse(R"({"name": "pair", "contact": {"thickness": 0.002}})");
-  doc["end_time"] = kEndTime;
-  doc["frame_rate"] = 1 / kStep;
-  doc["bodies"] = json::array({body(lower, below, fem), body(upper, above, fem)});
-  return doc;
+/// The upper body: kGap above a `lower` body at rest with its base at z = 0, 3 cm and
+/// 2 cm off its centre, falling at 1 m/s, sliding at 0.1 m/s and spinning about a
+/// tilted axis.
+Placement upper_placement(Kind lower) {
+  return {.name = "upper",
+          .cx = 0.03,
+          .cy = 0.02,
+          .bottom = height(lower) + kGap,
+          .linear = {0.1, 0, -1},
+          .angular = {0.5, 0, 2},
+          .hit_on_top = false};
+}
+
+/// The world of the pair: penalty layers 2 mm thick, a reading frame every kStep.
+World pair_world() {
+  World w({.name = "pair", .end_time = kEndTime, .frame_rate = 1 / kStep});
+  ContactSpec contact;
+  contact.settings.thickness = 0.002;
+  w.enable_contact(contact);
+  return w;
+}
+
+/// `lower` at rest with its base at z = 0; `upper` above it (upper_placement).
+World pair_scene(Kind lower, Kind upper, FemKind fem = FemKind::Linear) {
+  World w = pair_world();
+  add_body(w, lower, {.name = "lower"}, fem);
+  add_body(w, upper, upper_placement(lower), fem);
+  return w;
+}
+
+/// The upper body of pair_scene(k, k) alone, its velocities given noise `random`.
+World upper_alone(Kind k, FemKind fem, double random) {
+  World w = pair_world();
+  Placement at = upper_placement(k);
+  at.random = random;
+  add_body(w, k, at, fem);
+  return w;
 }
 
 struct Drift {
@@ -221,8 +228,8 @@ struct Drift {
   std::uint64_t resolved = 0;  ///< Zhao substeps solved off the plan (contact inside S)
 };
 
-Drift measure_doc(const json& doc, const std::string& label) {
-  Scene s = test::build(doc);
+Drift measure_world(World world, const std::string& label) {
+  Scene s = test::build(std::move(world));
   Kernel& k = *s.kernel;
   const VertexState& st = k.state();
   const test::MomentumScale scale = test::momentum_scale(st);
@@ -263,7 +270,7 @@ Drift measure_doc(const json& doc, const std::string& label) {
 }
 
 Drift measure_pair(Kind lower, Kind upper) {
-  return measure_doc(pair_scene(lower, upper), kind_name(lower) + " | " + kind_name(upper));
+  return measure_world(pair_scene(lower, upper), kind_name(lower) + " | " + kind_name(upper));
 }
 
 /// The pair touched (and a Zhao m = 4 body took the contact inside its S region).
@@ -288,20 +295,15 @@ void check_angular(Kind lower, Kind upper) {
 /// Control: the solid of kind `k` alone, no contact partner, started with the upper
 /// body's motion plus random velocities of 0.1 m/s (so that it deforms).
 void check_alone(Kind k) {
-  json doc = pair_scene(k, k);
-  doc["bodies"].erase(0);
-  doc["bodies"][0]["velocity"]["random"] = 0.1;
-  const Drift d = measure_doc(doc, kind_name(k) + " alone");
+  const Drift d = measure_world(upper_alone(k, FemKind::Linear, 0.1), kind_name(k) + " alone");
   CHECK(d.activations == 0);
   CHECK(d.L <= 1e-10);
 }
 
 /// Σ x × f of a block's elastic forces at its rest positions displaced by a fixed
 /// pattern of ~1 cm, relative to Σ |x × f|.
-double elastic_torque(const std::string& fem) {
-  json doc = pair_scene(Kind::BackwardEuler, Kind::BackwardEuler, fem);
-  doc["bodies"].erase(0);
-  const Scene s = test::build(doc);
+double elastic_torque(FemKind fem) {
+  const Scene s = test::build(upper_alone(Kind::BackwardEuler, fem, 0.0));
   REQUIRE(s.bodies_of<SolidSource>().size() == 1);
   const TetFemModel& model = s.bodies_of<SolidSource>()[0]->model();
   Eigen::VectorXd x = model.rest_positions();
@@ -324,8 +326,8 @@ double elastic_torque(const std::string& fem) {
 TEST_CASE("contact matrix control: linear FEM forces carry a torque once deformed") {
   // Why no integrator can keep L for a deformed linear-FEM solid: its exact flow
   // changes it (measured 1.4e-2 here); the corotational forces carry none (3e-17).
-  CHECK(elastic_torque("linear") > 1e-4);
-  CHECK(elastic_torque("corotational") < 1e-12);
+  CHECK(elastic_torque(FemKind::Linear) > 1e-4);
+  CHECK(elastic_torque(FemKind::Corotational) < 1e-12);
 }
 
 TEST_CASE("contact matrix: explicit cloth and explicit cloth: linear momentum") {

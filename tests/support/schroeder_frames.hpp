@@ -1,35 +1,46 @@
 #pragma once
 /// A Schroeder body's state in a scene, recomputed from the kernel at a frame: kinetic
 /// energy of the kernel's velocities, the source's potential (gravity + elastic), the
-/// elastic energy of both element sets, inverted tets, finiteness; the demo scene with
-/// another scheme; the static backward-Euler reference of a ball at rest on a plane
-/// (tests/integrators/schroeder/test_schroeder_energy_runs.cpp, tests/integrators/schroeder/test_schroeder_drops.cpp).
+/// elastic energy of both element sets, inverted tets, finiteness; the demo's ball
+/// built with the World in any scheme; the static backward-Euler reference of a ball at
+/// rest on a plane (tests/integrators/schroeder/test_schroeder_energy_runs.cpp, tests/integrators/schroeder/test_schroeder_drops.cpp).
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "integrators/implicit/backward_euler.hpp"
 #include "io/scene/scene.hpp"
 #include "io/mesh/tet_mesh.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 namespace clockwork::test {
 
-/// demos/schroeder_sphere.json, its integrator switched to `scheme` with the same frame,
-/// ε (for "schroeder"), collisions and friction.
-inline nlohmann::json schroeder_demo_with(const std::string& scheme) {
-  std::ifstream in(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/schroeder_sphere.json");
-  nlohmann::json doc = nlohmann::json::parse(in);
-  nlohmann::json& body = doc["bodies"][0];
-  nlohmann::json settings = body["schroeder"];
-  if (scheme != "schroeder") {
-    body.erase("schroeder");
-    settings.erase("epsilon");
-    body["integrator"] = scheme;
-    body[scheme] = settings;
-  }
-  return doc;
+/// demos/schroeder_sphere.json's ball written with the API: a corotational tet sphere
+/// (r = 0.1 m, 10 cells across, E = 1e5 Pa, ν = 0.3, ρ = 1000 kg/m³, Rayleigh β =
+/// `beta`) centred on `center`, thrown at `velocity`, on a §6 ground plane (μ = 0.3),
+/// frames of 1/24 s, in `scheme` ("schroeder": asynchronous with the default ε = ½,
+/// "semi_implicit" or "fully_implicit").
+inline SolidSpec schroeder_sphere_spec(const std::string& scheme, const Vec3& center = Vec3(0, 0, 0.3),
+                                       const Vec3& velocity = Vec3(0.3, 0, 0), double beta = 0.002) {
+  SolidSpec b = solid_spec("sphere", make_tet_sphere(center, 0.1, 10), {1e5, 0.3, 1000}, FemKind::Corotational);
+  b.material.rayleigh_beta = beta;
+  if (velocity != Vec3::Zero()) b.velocity = test::velocity(velocity);
+  SchroederSpec integrator;
+  integrator.settings.frame_dt = 1.0 / 24.0;
+  if (scheme == "semi_implicit") integrator.settings.scheme = SchroederScheme::SemiImplicit;
+  if (scheme == "fully_implicit") integrator.settings.scheme = SchroederScheme::FullyImplicit;
+  integrator.settings.colliders.push_back(StaticCollider::plane(Vec3::Zero(), Vec3::UnitZ(), 0.3));
+  b.integrator = std::move(integrator);
+  return b;
+}
+
+/// The demo's world (1.5 s under gravity) holding `ball`.
+inline World schroeder_sphere_world(SolidSpec ball) {
+  World w({.name = "schroeder_sphere", .end_time = 1.5, .frame_rate = 24, .gravity = {0, 0, -9.81}});
+  w.add_solid(std::move(ball));
+  return w;
 }
 
 struct FrameState {

@@ -7,13 +7,12 @@
 
 #include "integrators/avi/force_source.hpp"
 #include "integrators/energy/gravity_energy.hpp"
-#include "io/scene/scene.hpp"
-#include "tests/support/scenes.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 namespace clockwork {
 namespace {
 
-using nlohmann::json;
 
 constexpr double kG = 9.81;                 // m/s², along −z
 const Vec3 kV0(0.25, -0.125, 1.5);          // m/s, the body's linear velocity at t = 0
@@ -24,21 +23,19 @@ constexpr double kCoarse = 1.0 / 128.0;     // s, the longest gravity period / h
 /// membrane and hinges work: internal impulses change no total momentum, the centre of
 /// mass feels gravity alone). Explicit: gravity ticks every `h`, the elastic stencils
 /// at their own stable periods; phantom: one implicit tick every `h`.
-json falling_cloth(double h, bool phantom) {
-  json body = {
-      {"name", "cloth"},
-      {"shape", {{"type", "grid"}, {"size", {1.0, 1.0}}, {"resolution", {8, 8}}, {"center", {0.0, 0.0, kZ0}}}},
-      {"material", {{"area_density", 0.1}, {"young", 50.0}, {"poisson", 0.3}, {"bending", 1e-4}}},
-      {"velocity", {{"linear", {kV0.x(), kV0.y(), kV0.z()}}, {"random", 0.02}}},
-  };
+World falling_cloth(double h, bool phantom) {
+  ShellSpec body = test::cloth_spec("cloth", 1.0, 8, {0.0, 0.0, kZ0},
+                                    {.area_density = 0.1, .young = 50.0, .poisson = 0.3, .bending = 1e-4});
+  body.velocity = test::velocity(kV0, Vec3::Zero(), 0.02);
   if (phantom) {
-    body["integrator"] = "phantom";
-    body["phantom"] = {{"h_imp", h}, {"advanced", {{"tolerance", 1e-10}}}};
+    body.phantom = PhantomSpec{.h_imp = h};
+    body.phantom->solver.tolerance = 1e-10;
   } else {
-    body["periods"] = {{"gravity", h}};
+    body.periods.gravity = h;
   }
-  return {{"name", "fall"}, {"end_time", 1.0}, {"frame_rate", 10}, {"seed", 7},
-          {"gravity", {0.0, 0.0, -kG}}, {"bodies", {body}}};
+  World w({.name = "fall", .end_time = 1.0, .frame_rate = 10, .gravity = {0.0, 0.0, -kG}, .seed = 7});
+  w.add_shell(std::move(body));
+  return w;
 }
 
 /// The mass centre's height at t.

@@ -5,13 +5,12 @@
 // free vertex starts with the script's velocity plus that missing half kick.
 #include <doctest/doctest.h>
 
-#include "io/scene/scene.hpp"
-#include "tests/support/scenes.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 namespace clockwork {
 namespace {
 
-using nlohmann::json;
 
 // Dyadic numbers throughout, so that both runs' arithmetic is exact where it must
 // agree (positions drift by t·v from different clocks).
@@ -24,35 +23,38 @@ const Vec3 kGravity(0, 0, -8.0);                // m/s²
 /// A right isosceles triangle (its rest-shape strain is exactly zero), bending off,
 /// membrane ticks far apart: only gravity moves it. Pinned to a script with
 /// `kScriptVelocity` and released at kRelease, or free from the start at `offset`.
-json triangle_scene(bool released, bool phantom) {
+ShellSpec triangle(bool released, bool phantom) {
   const Vec3 offset = released ? Vec3::Zero() : Vec3(kRelease * kScriptVelocity);
-  json vertices = json::array();
+  ShellSpec body;
+  body.name = "tri";
   for (const Vec3& x : {Vec3(0, 0, 1), Vec3(0.5, 0, 1), Vec3(0, 0.5, 1)})
-    vertices.push_back({x.x() + offset.x(), x.y() + offset.y(), x.z() + offset.z()});
-  json body = {
-      {"name", "tri"},
-      {"shape", {{"type", "mesh"}, {"vertices", vertices}, {"triangles", {{0, 1, 2}}}}},
-      {"material", {{"area_density", 0.25}, {"young", 1.0}, {"poisson", 0.25}, {"bending", 0.0}}},
-  };
-  const json v = {kScriptVelocity.x(), kScriptVelocity.y(), kScriptVelocity.z()};
+    body.mesh.vertices.push_back({x.x() + offset.x(), x.y() + offset.y(), x.z() + offset.z()});
+  body.mesh.triangles = {{0, 1, 2}};
+  body.material = ShellMaterial{.area_density = 0.25, .young = 1.0, .poisson = 0.25, .bending = 0.0};
   const Vec3 v_free = kScriptVelocity + 0.5 * kTick * kGravity;
   if (released) {
-    body["pins"] = {0, 1, 2};
-    body["pin_motion"] = {{"keyframes", {{{"time", 0.0}, {"offset", {0, 0, 0}}}, {{"time", 1.0}, {"offset", v}}}},
-                          {"release", kRelease}};
+    body.pins = {0, 1, 2};
+    body.pin_motion = MotionSpec{.keyframes = {{0.0, Vec3(0, 0, 0)}, {1.0, kScriptVelocity}}, .release = kRelease};
   } else {
-    body["velocity"] = {{"linear", {v_free.x(), v_free.y(), v_free.z()}}};
+    body.velocity = test::velocity(v_free);
   }
   if (phantom) {
-    body["integrator"] = "phantom";
-    body["phantom"] = {{"h_imp", kTick}};
+    body.phantom = PhantomSpec{.h_imp = kTick};
   } else {
-    body["periods"] = {{"membrane", 1024.0}, {"gravity", kTick}};
-    body["allow_unstable_periods"] = true;  // the membrane ticks once: gravity alone
+    body.periods.membrane = 1024.0;
+    body.periods.gravity = kTick;
+    body.allow_unstable_periods = true;  // the membrane ticks once: gravity alone
   }
-  return {{"name", "release"}, {"end_time", 1.0}, {"frame_rate", 10}, {"gravity", {kGravity.x(), kGravity.y(), kGravity.z()}},
-          {"bodies", {body}}};
+  return body;
 }
+
+World triangle_scene(ShellSpec body) {
+  World w({.name = "release", .end_time = 1.0, .frame_rate = 10, .gravity = kGravity});
+  w.add_shell(std::move(body));
+  return w;
+}
+
+World triangle_scene(bool released, bool phantom) { return triangle_scene(triangle(released, phantom)); }
 
 }  // namespace
 
@@ -83,9 +85,9 @@ TEST_CASE("a released pin falls under gravity exactly as a free vertex started a
 }
 
 TEST_CASE("pin_motion: a pins subset moves, the other pins stay, released ones become free") {
-  json doc = triangle_scene(true, false);
-  doc["bodies"][0]["pin_motion"]["pins"] = {2};
-  Scene s = test::build(doc);
+  ShellSpec body = triangle(true, false);
+  body.pin_motion->moved = {2};
+  Scene s = test::build(triangle_scene(std::move(body)));
   const VertexState& st = s.kernel->state();
   const Vec3 x0 = st.position(0);
   s.kernel->run_until(kRelease - kTick);

@@ -13,8 +13,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "io/scene/scene.hpp"
 #include "io/mesh/tet_mesh.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
 
@@ -105,18 +106,13 @@ TEST_CASE("cantilever: first frequency converges to Euler-Bernoulli from above")
 TEST_CASE("cantilever: the frequency of a small-step run is the mesh's eigenfrequency") {
   // Gravity along the low mode's tip direction excites (mostly) that mode alone.
   const BendingModes modes = finite_element_modes(2);
-  nlohmann::json doc = nlohmann::json::parse(R"({
-    "name": "cantilever", "end_time": 4, "frame_rate": 10, "gravity": [0, 0, -9.81],
-    "bodies": [{
-      "name": "beam",
-      "shape": {"type": "tet_bar", "origin": [0, -0.05, -0.05], "cells": [20, 2, 2], "cell": 0.05},
-      "material": {"model": "linear", "young": 1e6, "poisson": 0.0, "density": 1000},
-      "pins": {"box": {"min": [-1, -1, -1], "max": [1e-9, 1, 1]}},
-      "integrator": "backward_euler", "backward_euler": {"h": 0.004}
-    }]})");
   const Vec3 g = 9.81 * modes.tip_direction_low;
-  doc["gravity"] = {g.x(), g.y(), g.z()};
-  Scene s = build_scene(doc, "cantilever.json", ".");
+  World w({.name = "cantilever", .end_time = 4, .frame_rate = 10, .gravity = g});
+  SolidSpec beam = test::block_spec("beam", {0, -0.05, -0.05}, {20, 2, 2}, 0.05, {1e6, 0.0, 1000});
+  beam.fixed = test::fixed_in_box(beam.mesh.vertices, {-1, -1, -1}, {1e-9, 1, 1});  // the clamped end
+  beam.integrator = BackwardEulerSpec{.h = 0.004};
+  w.add_solid(std::move(beam));
+  Scene s = test::build(std::move(w));
   const VertexState& st = s.kernel->state();
   Index tip = 0;  // the top corner at the free end
   const auto key = [&](Index a) { return 1e3 * st.position(a).x() + st.position(a).y() + st.position(a).z(); };

@@ -16,10 +16,10 @@
 
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
-#include "io/scene/scene.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
-using nlohmann::json;
 
 namespace {
 
@@ -32,32 +32,27 @@ struct Integrator {
 /// A 0.2 × 0.05 × 0.05 m corotational bar (48 tets, 1 MPa, 1000 kg/m³), h = h_L = 10 ms.
 /// `landing`: tilted 0.1 m above a frictionless ground, falling at 3 m/s; otherwise
 /// spinning about a transverse axis at 40 rad/s (0.4 rad per step) without gravity.
-json bar_scene(const Integrator& integrator, bool landing) {
-  json doc = json::parse(R"({
-    "name": "safeguard", "end_time": 1.0, "frame_rate": 10, "gravity": [0, 0, -9.81],
-    "contact": {"thickness": 0.001, "friction": 0.0},
-    "bodies": [{"name": "bar",
-      "shape": {"type": "tet_bar", "origin": [-0.1, -0.025, 0.1], "cells": [4, 1, 1], "cell": 0.05},
-      "material": {"model": "corotational", "young": 1e6, "poisson": 0.3, "density": 1000},
-      "integrator": "backward_euler", "backward_euler": {"h": 0.01, "advanced": {"max_newton": 1}}}]})");
-  json& b = doc["bodies"][0];
-  if (landing) {
-    doc["obstacles"] = json::parse(
-        R"([{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 1}}])");
-    b["velocity"] = {{"linear", {0.0, 0.0, -3.0}}, {"angular", {0.0, 20.0, 0.0}}};
-  } else {
-    doc["gravity"] = {0.0, 0.0, 0.0};
-    b["velocity"] = {{"angular", {0.0, 40.0, 0.0}}};
-  }
-  if (integrator.m < 0) b["backward_euler"]["advanced"].erase("max_newton");
+World bar_scene(const Integrator& integrator, bool landing) {
+  World w({.name = "safeguard", .end_time = 1.0, .frame_rate = 10,
+           .gravity = landing ? Vec3(0.0, 0.0, -9.81) : Vec3::Zero()});
+  SolidSpec b = test::block_spec("bar", {-0.1, -0.025, 0.1}, {4, 1, 1}, 0.05, {1e6, 0.3, 1000},
+                                 FemKind::Corotational);
   if (integrator.m > 0) {
-    b.erase("backward_euler");
-    b["integrator"] = "zhao";
-    b["zhao"] = {{"h_L", 0.01},
-                 {"regions", {{{"m", integrator.m},
-                               {"box", {{"min", {-1, -1, -1}}, {"max", {-0.04, 1, 1}}}}}}}};
+    b.integrator = test::zhao_spec(0.01, integrator.m,
+                                   test::vertices_in_box(b.mesh.vertices, {-1, -1, -1}, {-0.04, 1, 1}));
+  } else {
+    BackwardEulerSpec be{.h = 0.01};
+    if (integrator.m == 0) be.settings.max_newton = 1;
+    b.integrator = be;
   }
-  return doc;
+  b.velocity = landing ? test::velocity({0.0, 0.0, -3.0}, {0.0, 20.0, 0.0})
+                       : test::velocity(Vec3::Zero(), {0.0, 40.0, 0.0});
+  w.add_solid(std::move(b));
+  if (landing) w.add_obstacle(test::ground_spec({0, 0, 0}, 1.0));
+  ContactSpec contact;
+  contact.settings.thickness = 0.001;
+  w.enable_contact(contact);
+  return w;
 }
 
 /// Kinetic + gravity + elastic + layers from the kernel's state at t.
@@ -85,7 +80,7 @@ struct Run {
 /// Runs 0.5 s, measuring before every large step (the observer's order: the state of one
 /// instant, a Zhao region's substeps of the step ending there all taken).
 Run run_bar(const Integrator& integrator, bool landing, bool safeguard) {
-  Scene s = build_scene(bar_scene(integrator, landing), "safeguard.json", ".");
+  Scene s = test::build(bar_scene(integrator, landing));
   s.bodies_of<SolidSource>()[0]->set_energy_safeguard(safeguard);
   const Vec3 g = landing ? Vec3(0.0, 0.0, -9.81) : Vec3::Zero();
   Run r;

@@ -14,11 +14,11 @@
 
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
-#include "io/scene/scene.hpp"
 #include "io/mesh/tet_mesh.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
-using nlohmann::json;
 
 namespace {
 
@@ -33,32 +33,25 @@ struct Integrator {
 /// `drop` above the ground; `beta` the Rayleigh β. With `slide` > 0 it also moves along
 /// x at that speed and the ground has Coulomb friction μ = kSlideFriction.
 constexpr double kSlideFriction = 0.5;
-json drop_scene(const Integrator& integrator, double drop, double beta, double slide = 0.0) {
-  json doc = json::parse(R"({
-    "name": "drop", "end_time": 2.0, "frame_rate": 10, "gravity": [0, 0, -9.81],
-    "contact": {"thickness": 0.001},
-    "obstacles": [{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 1}}],
-    "bodies": [{"name": "block",
-      "shape": {"type": "tet_bar", "origin": [-0.07, -0.06, 0], "cells": [3, 3, 2], "cell": 0.05},
-      "material": {"model": "corotational", "young": 1e5, "poisson": 0.3, "density": 500},
-      "integrator": "backward_euler", "backward_euler": {}}]})");
-  json& b = doc["bodies"][0];
-  b["shape"]["origin"][2] = drop;
+World drop_scene(const Integrator& integrator, double drop, double beta, double slide = 0.0) {
+  World w({.name = "drop", .end_time = 2.0, .frame_rate = 10, .gravity = {0, 0, -9.81}});
+  SolidSpec b = test::block_spec("block", {-0.07, -0.06, drop}, {3, 3, 2}, 0.05, {1e5, 0.3, 500},
+                                 FemKind::Corotational);
   if (integrator.m == 0) {
-    b["backward_euler"]["h"] = integrator.h;
+    b.integrator = BackwardEulerSpec{.h = integrator.h};
   } else {
-    b.erase("backward_euler");
-    b["integrator"] = "zhao";
-    b["zhao"] = {{"h_L", integrator.h},
-                 {"regions", {{{"m", integrator.m},
-                               {"box", {{"min", {-1, -1, -1}}, {"max", {1, 1, drop + 0.03}}}}}}}};
+    b.integrator = test::zhao_spec(integrator.h, integrator.m,
+                                   test::vertices_in_box(b.mesh.vertices, {-1, -1, -1}, {1, 1, drop + 0.03}));
   }
-  if (beta > 0.0) b["material"]["rayleigh"] = {{"alpha", 0.0}, {"beta", beta}};
-  if (slide > 0.0) {
-    b["velocity"] = {{"linear", {slide, 0.0, 0.0}}};
-    doc["contact"]["friction"] = kSlideFriction;
-  }
-  return doc;
+  if (beta > 0.0) b.material.rayleigh_beta = beta;
+  if (slide > 0.0) b.velocity = test::velocity({slide, 0.0, 0.0});
+  w.add_solid(std::move(b));
+  w.add_obstacle(test::ground_spec({0, 0, 0}, 1.0));
+  ContactSpec contact;
+  contact.settings.thickness = 0.001;
+  if (slide > 0.0) contact.settings.friction = kSlideFriction;
+  w.enable_contact(contact);
+  return w;
 }
 
 struct State {
@@ -108,7 +101,7 @@ struct Drop {
 /// Runs to `landing` + 1.2 s; the landing time is that of free fall from `drop` to
 /// twice the contact thickness (the solve's clearance).
 Drop run_drop(const Integrator& integrator, double drop, double beta, double slide = 0.0) {
-  Scene s = build_scene(drop_scene(integrator, drop, beta, slide), "drop.json", ".");
+  Scene s = test::build(drop_scene(integrator, drop, beta, slide));
   const State first = measure(s, 0.0);
   Drop d;
   d.initial = first.total();

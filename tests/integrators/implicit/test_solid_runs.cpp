@@ -2,34 +2,28 @@
 /// penalty layers under both coarse-step integrators.
 #include <doctest/doctest.h>
 
-#include "io/scene/scene.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
-using nlohmann::json;
 
 TEST_CASE("solid scenes: a ball dropped on the ground bounces off the penalty layers or the planes in the step") {
   // The third run: Zhao with the ground left to the layers (`obstacle_contact` false).
   for (const std::string integrator : {"backward_euler", "zhao", "zhao_layers"}) {
     CAPTURE(integrator);
-    json doc = json::parse(R"({
-      "name": "drop", "end_time": 0.4, "frame_rate": 10, "gravity": [0, 0, -9.81],
-      "contact": {"friction": 0.0},
-      "obstacles": [{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 1}}],
-      "bodies": [{
-        "name": "ball",
-        "shape": {"type": "tet_sphere", "center": [0, 0, 0.12], "radius": 0.1, "cells_per_diameter": 4},
-        "material": {"model": "corotational", "young": 1e5, "poisson": 0.3, "density": 500}
-      }]})");
-    json& b = doc["bodies"][0];
-    b["integrator"] = integrator;
+    World w({.name = "drop", .end_time = 0.4, .frame_rate = 10, .gravity = {0, 0, -9.81}});
+    SolidSpec b = test::solid_spec("ball", make_tet_sphere({0, 0, 0.12}, 0.1, 4), {1e5, 0.3, 500},
+                                   FemKind::Corotational);
     if (integrator == "backward_euler") {
-      b["backward_euler"] = {{"h", 0.005}};
+      b.integrator = BackwardEulerSpec{.h = 0.005};
     } else {
-      b["integrator"] = "zhao";
-      b["zhao"] = json::parse(R"({"h_L": 0.005, "regions": [{"box": {"min": [-1, -1, -1], "max": [1, 1, 0.06]}, "m": 4}]})");
-      if (integrator == "zhao_layers") b["zhao"]["advanced"]["obstacle_contact"] = false;
+      b.integrator = test::zhao_spec(0.005, 4, test::vertices_in_box(b.mesh.vertices, {-1, -1, -1}, {1, 1, 0.06}));
+      if (integrator == "zhao_layers") b.obstacles = SolveContactSpec{.on = false};
     }
-    Scene s = build_scene(doc, "scene.json", ".");
+    w.add_solid(std::move(b));
+    w.add_obstacle(test::ground_spec({0, 0, 0}, 1.0));
+    w.enable_contact({});
+    Scene s = test::build(std::move(w));
     const Index first = s.bodies[0].first_vertex, count = s.bodies[0].vertex_count;
     double lowest = 1e9, vz_max = -1e9;
     for (int k = 1; k <= 40; ++k) {

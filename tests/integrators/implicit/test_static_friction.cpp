@@ -14,39 +14,33 @@
 
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
-#include "io/scene/scene.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
-using nlohmann::json;
 
 namespace {
 
 constexpr double kTan = 0.25;
 
 /// Backward Euler at h (m = 0) or Zhao with h_L = h and the bottom face at m.
-json slope_scene(double h, int m, double friction) {
-  json doc = json::parse(R"({
-    "name": "slope", "end_time": 3.0, "frame_rate": 10,
-    "contact": {"thickness": 0.001},
-    "obstacles": [{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 1}}],
-    "bodies": [{"name": "block",
-      "shape": {"type": "tet_bar", "origin": [-0.07, -0.06, 0.0025], "cells": [3, 3, 2], "cell": 0.05},
-      "material": {"model": "corotational", "young": 1e5, "poisson": 0.3, "density": 500,
-                   "rayleigh": {"alpha": 0.0, "beta": 0.01}},
-      "integrator": "backward_euler", "backward_euler": {}}]})");
+World slope_scene(double h, int m, double friction) {
   const double g = 9.81, c = 1.0 / std::sqrt(1.0 + kTan * kTan);
-  doc["gravity"] = {g * kTan * c, 0.0, -g * c};
-  doc["contact"]["friction"] = friction;
-  json& b = doc["bodies"][0];
-  if (m == 0) {
-    b["backward_euler"]["h"] = h;
-  } else {
-    b.erase("backward_euler");
-    b["integrator"] = "zhao";
-    b["zhao"] = {{"h_L", h},
-                 {"regions", {{{"m", m}, {"box", {{"min", {-1, -1, -1}}, {"max", {1, 1, 0.03}}}}}}}};
-  }
-  return doc;
+  World w({.name = "slope", .end_time = 3.0, .frame_rate = 10, .gravity = {g * kTan * c, 0.0, -g * c}});
+  SolidSpec b = test::block_spec("block", {-0.07, -0.06, 0.0025}, {3, 3, 2}, 0.05, {1e5, 0.3, 500},
+                                 FemKind::Corotational);
+  b.material.rayleigh_beta = 0.01;
+  if (m == 0)
+    b.integrator = BackwardEulerSpec{.h = h};
+  else
+    b.integrator = test::zhao_spec(h, m, test::vertices_in_box(b.mesh.vertices, {-1, -1, -1}, {1, 1, 0.03}));
+  w.add_solid(std::move(b));
+  w.add_obstacle(test::ground_spec({0, 0, 0}, 1.0));
+  ContactSpec contact;
+  contact.settings.thickness = 0.001;
+  contact.settings.friction = friction;
+  w.enable_contact(contact);
+  return w;
 }
 
 struct Reading {
@@ -79,7 +73,7 @@ struct Slope {
 };
 
 Slope run_slope(double h, int m, double friction, double until) {
-  Scene s = build_scene(slope_scene(h, m, friction), "slope.json", ".");
+  Scene s = test::build(slope_scene(h, m, friction));
   const double g = 9.81, c = 1.0 / std::sqrt(1.0 + kTan * kTan);
   const Vec3 gravity(g * kTan * c, 0.0, -g * c);
   Slope out;

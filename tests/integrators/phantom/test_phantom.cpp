@@ -12,6 +12,7 @@
 #include "io/scene/scene.hpp"
 #include "tests/support/phantom_scenes.hpp"
 #include "tests/support/scenes.hpp"
+#include "tests/support/world_specs.hpp"
 #include "io/scene_error.hpp"
 
 namespace clockwork {
@@ -19,14 +20,15 @@ namespace {
 
 using test::build;
 using test::error_of;
+using test::phantom_spec;
 
-constexpr auto cloth = test::phantom_cloth;
-constexpr auto hanging = test::hanging_cloth;
+constexpr auto cloth = test::phantom_cloth_spec;
+using test::hanging_cloth_spec;
 
 TEST_CASE("one phantom tick satisfies the constraint and momentum updates (eq. 6-8)") {
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}, {"tolerance", 1e-12}});
-  body["velocity"] = {{"random", 0.3}, {"angular", {0.0, 0.0, 2.0}}};
-  Scene scene = build({{"name", "tick"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  ShellSpec body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, phantom_spec(1e-3, "", 1e-12));
+  body.velocity = test::velocity(Vec3::Zero(), {0.0, 0.0, 2.0}, 0.3);
+  Scene scene = build(test::world_of("tick", std::move(body)));
   REQUIRE(scene.bodies_of<PhantomSource>().size() == 1);
   PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   Kernel& k = *scene.kernel;
@@ -70,10 +72,11 @@ TEST_CASE("a backward Euler tick: both copies land on x with M (x - y)/h^2 + gra
   // "tick_rule": "backward_euler" (θ = 1): the whole impulse −h ∇V(x) at the landing
   // point, nothing carried from the previous interval. Eq. 6 and 8 as for the midpoint
   // rule; eq. 7 with the impulse h ∇V(x) in place of (h/2)(∇V⁻ + ∇V⁺).
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0,
-                              {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"tick_rule", "backward_euler"}});
-  body["velocity"] = {{"random", 0.3}, {"angular", {0.0, 0.0, 2.0}}};
-  Scene scene = build({{"name", "tick"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  PhantomSpec backward = phantom_spec(1e-3, "", 1e-12);
+  backward.solver.theta = 1.0;
+  ShellSpec body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, backward);
+  body.velocity = test::velocity(Vec3::Zero(), {0.0, 0.0, 2.0}, 0.3);
+  Scene scene = build(test::world_of("tick", std::move(body)));
   PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   Kernel& k = *scene.kernel;
   const VertexState& s = k.state();
@@ -121,9 +124,9 @@ TEST_CASE("a backward Euler tick: both copies land on x with M (x - y)/h^2 + gra
 }
 
 TEST_CASE("a spinning phantom cloth conserves linear and angular momentum to the solver tolerance") {
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}, {"tolerance", 1e-12}});
-  body["velocity"] = {{"random", 0.3}, {"angular", {1.0, 0.0, 2.0}}};
-  Scene scene = build({{"name", "spin"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  ShellSpec body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, phantom_spec(1e-3, "", 1e-12));
+  body.velocity = test::velocity(Vec3::Zero(), {1.0, 0.0, 2.0}, 0.3);
+  Scene scene = build(test::world_of("spin", std::move(body)));
   Kernel& k = *scene.kernel;
   const Diagnostics d0 = measure(k, 0.0);
   double worst_p = 0, worst_L = 0;
@@ -140,10 +143,9 @@ TEST_CASE("a spinning phantom cloth conserves linear and angular momentum to the
 }
 
 TEST_CASE("scripted pins move both copies: the phantom follows and the cloth is carried") {
-  nlohmann::json doc = hanging(500.0, 6, "newton");
-  doc["bodies"][0]["pin_motion"] = {{"keyframes", {{{"time", 0.0}, {"offset", {0, 0, 0}}},
-                                                   {{"time", 0.2}, {"offset", {0.1, 0, 0}}}}}};
-  Scene scene = build(doc);
+  ShellSpec body = hanging_cloth_spec(500.0, 6, "newton");
+  body.pin_motion = MotionSpec{.keyframes = {{0.0, Vec3(0, 0, 0)}, {0.2, Vec3(0.1, 0, 0)}}};
+  Scene scene = build(test::hanging_world(std::move(body)));
   Kernel& k = *scene.kernel;
   const PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   const Body& b = scene.bodies[0];
@@ -158,8 +160,7 @@ TEST_CASE("scripted pins move both copies: the phantom follows and the cloth is 
 
 TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta K_mat(q~) v~+") {
   // The tick problem solved directly: a stretched, moving cloth, random y.
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
-  Scene scene = build({{"name", "damp"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  Scene scene = build(test::world_of("damp", cloth("c", 4, 0.3, Vec3::Zero(), 500.0, phantom_spec(1e-3))));
   const BodyPotential& V = scene.bodies_of<PhantomSource>()[0]->potential();
   const std::size_t n = V.vertex_count();
   std::mt19937 rng(7);
@@ -221,8 +222,7 @@ TEST_CASE("Rayleigh damping in the tick: the minimiser adds the impulse -h beta 
 
 TEST_CASE("a body's fused value and gradient are its value and gradient, bit for bit") {
   // ImplicitTickSolver takes V and its gradient in one pass at each line-search trial.
-  nlohmann::json body = cloth("c", 5, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
-  Scene scene = build({{"name", "fused"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  Scene scene = build(test::world_of("fused", cloth("c", 5, 0.3, Vec3::Zero(), 500.0, phantom_spec(1e-3))));
   const BodyPotential& V = scene.bodies_of<PhantomSource>()[0]->potential();
   const std::size_t n = V.vertex_count();
   std::mt19937 rng(11);
@@ -247,8 +247,7 @@ TEST_CASE("Newton's tick takes the whole Hessian of a self-contact plane that co
   // of a wrong Hessian as stiff as the plane (measured before: 120 iterations per tick
   // and unconverged ticks on the reef knot). With them the tick converges like any
   // Newton solve, and the minimiser satisfies the optimality condition term by term.
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, {{"h_imp", 1e-3}});
-  Scene scene = build({{"name", "pair"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  Scene scene = build(test::world_of("pair", cloth("c", 4, 0.3, Vec3::Zero(), 500.0, phantom_spec(1e-3))));
   const BodyPotential& V = scene.bodies_of<PhantomSource>()[0]->potential();
   const std::size_t n = V.vertex_count();
   const double h = 1e-3;
@@ -293,10 +292,11 @@ TEST_CASE("Newton's tick takes the whole Hessian of a self-contact plane that co
 }
 
 TEST_CASE("a damped phantom cloth: energy decreases, momenta stay exact") {
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0,
-                              {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"rayleigh_beta", 1e-3}});
-  body["velocity"] = {{"random", 0.3}, {"angular", {1.0, 0.0, 2.0}}};
-  Scene scene = build({{"name", "damped"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  PhantomSpec damped = phantom_spec(1e-3, "", 1e-12);
+  damped.solver.rayleigh_beta = 1e-3;
+  ShellSpec body = cloth("c", 4, 0.3, Vec3::Zero(), 500.0, damped);
+  body.velocity = test::velocity(Vec3::Zero(), {1.0, 0.0, 2.0}, 0.3);
+  Scene scene = build(test::world_of("damped", std::move(body)));
   Kernel& k = *scene.kernel;
   const Diagnostics d0 = measure(k, 0.0);
   double worst_p = 0, worst_L = 0, previous = d0.total(), worst_rise = 0;
@@ -327,11 +327,11 @@ TEST_CASE("the vertex-block factorisation gives the scalar one's trajectory to r
     CAPTURE(solver);
     std::vector<Vec3> end[2];
     for (int block = 0; block < 2; ++block) {
-      nlohmann::json doc = hanging(5e4, 7, solver);
-      doc["bodies"][0]["phantom"]["advanced"]["tolerance"] = 1e-10;
-      doc["bodies"][0]["velocity"] = {{"random", 0.2}};
-      doc["bodies"][0]["phantom"]["advanced"]["factorization"] = block ? "vertex_block" : "simplicial";
-      Scene scene = build(doc);
+      ShellSpec body = hanging_cloth_spec(5e4, 7, solver);
+      body.phantom->solver.tolerance = 1e-10;
+      body.velocity = test::velocity(Vec3::Zero(), Vec3::Zero(), 0.2);
+      body.phantom->solver.factorization = block ? TickFactorization::VertexBlock : TickFactorization::Simplicial;
+      Scene scene = build(test::hanging_world(std::move(body)));
       Kernel& k = *scene.kernel;
       k.run_until(0.1);
       for (Index a = 0; a < k.state().size(); ++a) end[block].push_back(k.state().position_at(a, 0.1));
@@ -339,8 +339,7 @@ TEST_CASE("the vertex-block factorisation gives the scalar one's trajectory to r
     }
     double worst = 0.0, moved = 0.0;
     for (std::size_t a = 0; a < end[0].size(); ++a) worst = std::max(worst, (end[0][a] - end[1][a]).norm());
-    const nlohmann::json start = hanging(5e4, 7, solver);
-    Scene s0 = build(start);
+    Scene s0 = build(test::hanging_world(hanging_cloth_spec(5e4, 7, solver)));
     for (Index a = 0; a < s0.kernel->state().size(); ++a)
       moved = std::max(moved, (s0.kernel->state().position_at(a, 0.0) - end[0][a]).norm());
     MESSAGE(solver << ": largest difference " << worst << " m after moving up to " << moved << " m");
@@ -354,11 +353,13 @@ TEST_CASE("halving the tick: eq. 7 holds across step changes, momenta stay exact
   // spinning cloth at h_imp but can at h_imp / 2 or / 4: those ticks are solved again at
   // the shorter step, and the step doubles after 2 calm ticks (TickHalving), or after
   // twice as many each time the doubled step fails at once.
-  nlohmann::json body = cloth("c", 4, 0.3, Vec3::Zero(), 2000.0,
-                              {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"max_iterations", 4},
-                               {"max_halvings", 3}, {"calm_ticks", 2}});
-  body["velocity"] = {{"random", 0.3}, {"angular", {1.0, 0.0, 2.0}}};
-  Scene scene = build({{"name", "halve"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {body}}});
+  PhantomSpec halving = phantom_spec(1e-3, "", 1e-12);
+  halving.solver.max_iterations = 4;
+  halving.halving.max_halvings = 3;
+  halving.halving.calm_ticks = 2;
+  ShellSpec body = cloth("c", 4, 0.3, Vec3::Zero(), 2000.0, halving);
+  body.velocity = test::velocity(Vec3::Zero(), {1.0, 0.0, 2.0}, 0.3);
+  Scene scene = build(test::world_of("halve", std::move(body)));
   PhantomSource& ph = *scene.bodies_of<PhantomSource>()[0];
   Kernel& k = *scene.kernel;
   const VertexState& s = k.state();
@@ -424,10 +425,10 @@ TEST_CASE("halving the tick: eq. 7 holds across step changes, momenta stay exact
 TEST_CASE("halving the tick changes nothing while every solve converges") {
   std::vector<Vec3> end[2];
   for (int halvings = 0; halvings < 2; ++halvings) {
-    nlohmann::json doc = hanging(5e4, 5, "ncg");
-    doc["bodies"][0]["velocity"] = {{"random", 0.2}};
-    if (halvings) doc["bodies"][0]["phantom"]["advanced"]["max_halvings"] = 4;
-    Scene scene = build(doc);
+    ShellSpec body = hanging_cloth_spec(5e4, 5, "ncg");
+    body.velocity = test::velocity(Vec3::Zero(), Vec3::Zero(), 0.2);
+    if (halvings) body.phantom->halving.max_halvings = 4;
+    Scene scene = build(test::hanging_world(std::move(body)));
     scene.kernel->run_until(0.1);
     CHECK(scene.bodies_of<PhantomSource>()[0]->counters().halvings == 0);
     for (Index a = 0; a < scene.kernel->state().size(); ++a)
@@ -437,7 +438,7 @@ TEST_CASE("halving the tick changes nothing while every solve converges") {
 }
 
 TEST_CASE("phantom bad input: named errors, and a logged fallback when the solver stops") {
-  const nlohmann::json base = hanging(500.0, 4, "newton");
+  const nlohmann::json base = test::hanging_cloth(500.0, 4, "newton");
   SUBCASE("h_imp <= 0") {
     nlohmann::json d = base;
     d["bodies"][0]["phantom"]["h_imp"] = 0;

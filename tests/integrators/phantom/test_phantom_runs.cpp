@@ -8,15 +8,17 @@
 
 #include "contact/intersections/intersection_check.hpp"
 #include "engine/diagnostics.hpp"
-#include "io/scene/scene.hpp"
+#include "io/mesh/mesh.hpp"
+#include "io/mesh/obstacle_meshes.hpp"
 #include "tests/support/phantom_scenes.hpp"
-#include "tests/support/scenes.hpp"
+#include "tests/support/world_specs.hpp"
 
 namespace clockwork {
 namespace {
 
 using test::build;
-constexpr auto cloth = test::phantom_cloth;
+using test::phantom_spec;
+constexpr auto cloth = test::phantom_cloth_spec;
 
 /// Every body's triangles, in global vertex indices (for the intersection checker).
 std::vector<std::array<Index, 3>> all_triangles(const Scene& scene) {
@@ -26,20 +28,25 @@ std::vector<std::array<Index, 3>> all_triangles(const Scene& scene) {
       tris.push_back({body.first_vertex + t[0], body.first_vertex + t[1], body.first_vertex + t[2]});
   return tris;
 }
-constexpr auto hanging = test::hanging_cloth;
+using test::hanging_cloth_spec;
 
 /// Two phantom cloths flying at each other, no gravity: they collide through the
 /// penalty layers on the primaries.
 Scene colliding_cloths(const std::string& solver, bool deformable_contact = false,
                        const std::string& contact_mass = "primary") {
-  nlohmann::json ph = {{"h_imp", 1e-3}, {"tolerance", 1e-12}, {"solver", solver}, {"contact_mass", contact_mass}};
-  if (deformable_contact) ph["deformable_contact"] = true;
-  nlohmann::json a = cloth("a", 5, 0.2, Vec3(0, 0, 0), 500.0, ph);
-  nlohmann::json b = cloth("b", 5, 0.2, Vec3(0.03, 0.02, 0.05), 500.0, ph);
-  a["velocity"] = {{"linear", {0.0, 0.1, 0.5}}, {"angular", {0.0, 0.0, 3.0}}};
-  b["velocity"] = {{"linear", {0.05, 0.0, -0.5}}};
-  return build({{"name", "collide"}, {"end_time", 1.0}, {"frame_rate", 30}, {"bodies", {a, b}},
-                {"contact", {{"thickness", 0.004}}}});
+  PhantomSpec ph = phantom_spec(1e-3, solver, 1e-12);
+  ph.contact_on_whole = contact_mass == "whole";
+  ph.deformables.on = deformable_contact;
+  ShellSpec a = cloth("a", 5, 0.2, Vec3(0, 0, 0), 500.0, ph);
+  ShellSpec b = cloth("b", 5, 0.2, Vec3(0.03, 0.02, 0.05), 500.0, ph);
+  a.velocity = test::velocity({0.0, 0.1, 0.5}, {0.0, 0.0, 3.0});
+  b.velocity = test::velocity({0.05, 0.0, -0.5});
+  World w = test::world_of("collide", std::move(a));
+  w.add_shell(std::move(b));
+  ContactSpec contact;
+  contact.settings.thickness = 0.004;
+  w.enable_contact(contact);
+  return build(std::move(w));
 }
 
 TEST_CASE("two phantom cloths colliding: momenta conserved, no intersection, mismatch closes") {
@@ -179,20 +186,18 @@ TEST_CASE("a stiff hat hits a pole off-centre at h_imp = 1e-3 s: no energy gain,
   // One hat of demos/hats.json (scripts/make_hats.py), 3 cm off the pole's axis: the
   // pole's rim strikes the crown at 1.4 m/s. Undamped, or with the torque correction
   // applied whatever its size, this run gained 20-1000x its energy (docs/phantom.md).
-  const nlohmann::json hat = {
-      {"name", "hat"},
-      {"shape", {{"type", "hat"}, {"center", {0.03, 0.0, 0.67}}, {"axes", {{1, 0, 0}, {0, 1, 0}}},
-                 {"crown_radius", 0.04}, {"crown_height", 0.03}, {"brim_radius", 0.075}, {"segments", 16}}},
-      {"material", {{"area_density", 0.2}, {"young", 2e5}, {"poisson", 0.3}, {"bending", 2e-3}}},
-      {"integrator", "phantom"},
-      {"phantom", test::with_advanced("phantom", {{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6},
-                                                  {"rayleigh_beta", 1e-4}})}};
-  const nlohmann::json pole = {
-      {"name", "pole"},
-      {"shape", {{"type", "cylinder"}, {"base", {0, 0, 0}}, {"axis", {0, 0, 1}}, {"radius", 0.012},
-                 {"length", 0.5}, {"segments", 12}, {"rings", 4}}}};
-  Scene scene = build({{"name", "hat"}, {"end_time", 1.0}, {"frame_rate", 30}, {"gravity", {0, 0, -9.81}},
-                       {"bodies", {hat}}, {"contact", {{"friction", 0.3}}}, {"obstacles", {pole}}});
+  ShellSpec hat;
+  hat.name = "hat";
+  hat.mesh = make_hat({0.03, 0.0, 0.67}, Vec3::UnitX(), Vec3::UnitY(), 0.04, 0.03, 0.075, 16);
+  hat.material = ShellMaterial{.area_density = 0.2, .young = 2e5, .poisson = 0.3, .bending = 2e-3};
+  hat.phantom = phantom_spec(1e-3, "ncg", 1e-6);
+  hat.phantom->solver.rayleigh_beta = 1e-4;
+  World w = test::world_of("hat", std::move(hat), {0, 0, -9.81});
+  w.add_obstacle({.name = "pole", .mesh = make_cylinder({0, 0, 0}, Vec3::UnitZ(), 0.012, 0.5, 12, 4, true)});
+  ContactSpec contact;
+  contact.settings.friction = 0.3;
+  w.enable_contact(contact);
+  Scene scene = build(std::move(w));
   Kernel& k = *scene.kernel;
   const std::vector<std::array<Index, 3>> tris = all_triangles(scene);
   const double e0 = measure(k, 0.0).total();
@@ -232,23 +237,18 @@ TEST_CASE("a bent card let go by its thumb: its energy stays bounded, and falls 
   //   "Damping"; not asserted here.)
   // - Backward Euler ticks, undamped: the energy falls, and Newton and NCG agree (the
   //   same problem; the damped midpoint runs of the two part within a few ticks).
-  std::vector<int> pins, front;
-  for (int k = 0; k < 18; ++k) pins.push_back(k), front.push_back(k);
-  for (int k = 81; k < 99; ++k) pins.push_back(k);
-  const auto run = [&](const nlohmann::json& phantom, std::vector<double>& energy) {
-    const nlohmann::json card = {
-        {"name", "card"},
-        {"shape", {{"type", "grid"}, {"size", {0.064, 0.089}}, {"resolution", {8, 10}}, {"center", {0, 0, 0}}}},
-        {"material", {{"area_density", 0.3}, {"young", 5e5}, {"poisson", 0.3}, {"bending", 5e-3}}},
-        {"pins", pins},
-        {"pin_motion", {{"pins", front},
-                        {"keyframes", {{{"time", 0.0}, {"offset", {0, 0, 0}}},
-                                       {{"time", 0.1}, {"offset", {0, 0.001963, 0.015}}}}},
-                        {"release", 0.15}}},
-        {"integrator", "phantom"},
-        {"phantom", test::with_advanced("phantom", phantom)}};
-    Scene scene = build({{"name", "card"}, {"end_time", 1.0}, {"frame_rate", 30},
-                         {"gravity", {0, 0, -9.81}}, {"bodies", {card}}});
+  std::vector<Index> pins, front;
+  for (Index k = 0; k < 18; ++k) pins.push_back(k), front.push_back(k);
+  for (Index k = 81; k < 99; ++k) pins.push_back(k);
+  const auto run = [&](const PhantomSpec& phantom, std::vector<double>& energy) {
+    ShellSpec card = test::cloth_spec("card", 0.064, 0.089, 8, 10, {0, 0, 0},
+                                      {.area_density = 0.3, .young = 5e5, .poisson = 0.3, .bending = 5e-3});
+    card.pins = pins;
+    card.pin_motion = MotionSpec{.moved = front,
+                                 .keyframes = {{0.0, Vec3(0, 0, 0)}, {0.1, Vec3(0, 0.001963, 0.015)}},
+                                 .release = 0.15};
+    card.phantom = phantom;
+    Scene scene = build(test::world_of("card", std::move(card), {0, 0, -9.81}));
     Kernel& k = *scene.kernel;
     for (int i = 0; i <= 50; ++i) {
       const double t = 0.15 + 0.002 * i;
@@ -258,7 +258,9 @@ TEST_CASE("a bent card let go by its thumb: its energy stays bounded, and falls 
     CHECK(scene.bodies_of<PhantomSource>()[0]->counters().unconverged == 0);
   };
   std::vector<double> midpoint;
-  run({{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6}, {"rayleigh_beta", 1e-4}}, midpoint);
+  PhantomSpec damped = phantom_spec(1e-3, "ncg", 1e-6);
+  damped.solver.rayleigh_beta = 1e-4;
+  run(damped, midpoint);
   const double highest = *std::max_element(midpoint.begin() + 1, midpoint.end());
   MESSAGE("midpoint (NCG): energy at the release " << midpoint[0] << " J, highest after " << highest
                                                    << " J, at 0.25 s " << midpoint.back() << " J");
@@ -269,7 +271,9 @@ TEST_CASE("a bent card let go by its thumb: its energy stays bounded, and falls 
   for (const std::string solver : {"newton", "ncg"}) {
     CAPTURE(solver);
     std::vector<double>& be = backward[which++];
-    run({{"h_imp", 1e-3}, {"solver", solver}, {"tolerance", 1e-9}, {"tick_rule", "backward_euler"}}, be);
+    PhantomSpec backward_euler = phantom_spec(1e-3, solver, 1e-9);
+    backward_euler.solver.theta = 1.0;
+    run(backward_euler, be);
     // Backward Euler dissipates exactly only for a convex V; the bent card is not (it
     // rose by up to 1.3e-4 J between samples), but it never regains its release energy.
     const double highest_be = *std::max_element(be.begin() + 1, be.end());
@@ -285,9 +289,8 @@ TEST_CASE("a bent card let go by its thumb: its energy stays bounded, and falls 
 }
 
 TEST_CASE("undamped phantom cloth: energy oscillates without drift over 1e4 implicit ticks") {
-  nlohmann::json doc = hanging(500.0, 6, "ncg");
-  doc["bodies"][0]["shape"]["axes"] = {{1, 0, 0}, {0, 0.6, 0.8}};  // released at an angle: it swings
-  Scene scene = build(doc);
+  // Released at an angle (axes [1, 0, 0] and [0, 0.6, 0.8]): it swings.
+  Scene scene = build(test::hanging_world(hanging_cloth_spec(500.0, 6, "ncg", Vec3(0, 0.6, 0.8))));
   Kernel& k = *scene.kernel;
   const double swing = measure(k, 0.0).potential;  // scale: the initial potential energy
   std::vector<double> total;
@@ -311,17 +314,16 @@ TEST_CASE("undamped phantom cloth: energy oscillates without drift over 1e4 impl
 
 TEST_CASE("stiff cloth: explicit needs h <= 1e-6 s, the phantom is stable at 1e-3 s, strain <= 5%") {
   const double young = 5e7;
-  nlohmann::json explicit_doc = hanging(young, 8, "newton");
-  explicit_doc["bodies"][0].erase("integrator");
-  explicit_doc["bodies"][0].erase("phantom");
-  const Scene explicit_scene = build(explicit_doc);
+  ShellSpec explicit_cloth = hanging_cloth_spec(young, 8, "newton");
+  explicit_cloth.phantom.reset();  // explicit AVI
+  const Scene explicit_scene = build(test::hanging_world(std::move(explicit_cloth)));
   double h_explicit = kNever;
   for (const TermSummary& t : explicit_scene.terms)
     if (t.kind == "force:membrane") h_explicit = t.min_period;
   MESSAGE("explicit membrane period " << h_explicit << " s");
   CHECK(h_explicit <= 1e-6);
 
-  Scene scene = build(hanging(young, 8, "ncg"));
+  Scene scene = build(test::hanging_world(hanging_cloth_spec(young, 8, "ncg")));
   Kernel& k = *scene.kernel;
   const Body& b = scene.bodies[0];
   std::vector<double> rest;  // rest lengths of the triangle edges
@@ -364,15 +366,18 @@ struct DrapeResult {
   double pushing_planes_per_tick = 0.0;
 };
 DrapeResult drape_on_ball(bool obstacle_contact) {
-  nlohmann::json ph = {{"h_imp", 1e-3}, {"solver", "ncg"}, {"tolerance", 1e-6}, {"rayleigh_beta", 1e-4}};
-  if (obstacle_contact) ph["obstacle_contact"] = true;
-  nlohmann::json body = test::phantom_cloth("cloth", 16, 0.3, Vec3(0, 0, 0.09), 5e4, ph);
-  body["material"]["bending"] = 1e-3;
-  body["velocity"] = {{"linear", {0.0, 0.0, -0.5}}};
-  const nlohmann::json ball = {
-      {"name", "ball"}, {"shape", {{"type", "sphere"}, {"center", {0, 0, 0}}, {"radius", 0.08}, {"subdivisions", 2}}}};
-  Scene scene = build({{"name", "drape"}, {"end_time", 1.0}, {"frame_rate", 30}, {"gravity", {0, 0, -9.81}},
-                       {"bodies", {body}}, {"contact", {{"friction", 0.3}}}, {"obstacles", {ball}}});
+  PhantomSpec ph = phantom_spec(1e-3, "ncg", 1e-6);
+  ph.solver.rayleigh_beta = 1e-4;
+  ph.obstacles.on = obstacle_contact;
+  ShellSpec body = test::phantom_cloth_spec("cloth", 16, 0.3, Vec3(0, 0, 0.09), 5e4, ph);
+  std::get<ShellMaterial>(body.material).bending = 1e-3;
+  body.velocity = test::velocity({0.0, 0.0, -0.5});
+  World w = test::world_of("drape", std::move(body), {0, 0, -9.81});
+  w.add_obstacle({.name = "ball", .mesh = make_sphere({0, 0, 0}, 0.08, 2)});
+  ContactSpec contact;
+  contact.settings.friction = 0.3;
+  w.enable_contact(contact);
+  Scene scene = build(std::move(w));
   Kernel& k = *scene.kernel;
   const std::vector<std::array<Index, 3>> tris = all_triangles(scene);
   const Body& cloth_body = scene.bodies[0];
@@ -423,11 +428,13 @@ TEST_CASE("a stiff cloth dropped on a ball: obstacle planes in the tick keep it 
 /// the largest mismatch max |q − q̃| sampled every 1e-5 s over [0.4, 0.5] s, once it
 /// rests.
 double resting_mismatch(double h_imp) {
-  const nlohmann::json body = cloth("c", 5, 0.2, Vec3(0, 0, 3e-3), 500.0, {{"h_imp", h_imp}, {"tolerance", 1e-9}});
-  const nlohmann::json ground = {{"name", "ground"},
-                                 {"shape", {{"type", "ground"}, {"center", {0, 0, 0}}, {"half_size", 0.5}}}};
-  Scene scene = build({{"name", "rest"}, {"end_time", 1.0}, {"frame_rate", 30}, {"gravity", {0, 0, -9.81}},
-                       {"bodies", {body}}, {"contact", {{"thickness", 2e-3}}}, {"obstacles", {ground}}});
+  World w = test::world_of("rest", cloth("c", 5, 0.2, Vec3(0, 0, 3e-3), 500.0, phantom_spec(h_imp, "", 1e-9)),
+                           {0, 0, -9.81});
+  w.add_obstacle(test::ground_spec({0, 0, 0}, 0.5));
+  ContactSpec contact;
+  contact.settings.thickness = 2e-3;
+  w.enable_contact(contact);
+  Scene scene = build(std::move(w));
   double worst = 0.0;
   for (int i = 0; i <= 10000; ++i) {
     const double t = 0.4 + 1e-5 * i;

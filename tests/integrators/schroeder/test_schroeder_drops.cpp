@@ -39,7 +39,6 @@
 
 using namespace clockwork;
 using namespace clockwork::test;
-using nlohmann::json;
 
 namespace {
 
@@ -48,18 +47,12 @@ constexpr double kReferenceRestitution = 0.765;
 
 /// The demo's ball in `scheme`, at rest, its lowest particle `drop` above the plane;
 /// β = `beta` (0: no Rayleigh damping).
-json ball_drop(const std::string& scheme, double drop, double beta) {
-  json doc = schroeder_demo_with(scheme);
-  json& b = doc["bodies"][0];
-  b.erase("velocity");
-  if (beta > 0.0)
-    b["material"]["rayleigh"]["beta"] = beta;
-  else
-    b["material"].erase("rayleigh");
-  const Scene probe = build_scene(doc, "drop.json", ".");
+World ball_drop(const std::string& scheme, double drop, double beta) {
+  const Vec3 demo(0, 0, 0.3);
+  const Scene probe = build(schroeder_sphere_world(schroeder_sphere_spec(scheme, demo, Vec3::Zero(), beta)));
   const double low = measure_frame(probe, 0.0).lowest;
-  b["shape"]["center"][2] = b["shape"]["center"][2].get<double>() - low + drop;
-  return doc;
+  return schroeder_sphere_world(
+      schroeder_sphere_spec(scheme, Vec3(0, 0, demo.z() - low + drop), Vec3::Zero(), beta));
 }
 
 struct Drop {
@@ -76,7 +69,7 @@ struct Drop {
 };
 
 Drop run_drop(const std::string& scheme, double drop, double beta) {
-  Scene s = build_scene(ball_drop(scheme, drop, beta), "drop.json", ".");
+  Scene s = build(ball_drop(scheme, drop, beta));
   const double frame = 1.0 / 24.0, sample = frame / 20.0;  // 2.08 ms
   const FrameState first = measure_frame(s, 0.0);
   Drop d;

@@ -1,5 +1,6 @@
 /// Issue 41 item 3: demos/schroeder_sphere.json, the same ball, material, ε, frame and
-/// friction, with each of Schroeder et al.'s three schemes (CTest label `slow`). The
+/// friction (built with the World; the last case runs the demo file as shipped), with
+/// each of Schroeder et al.'s three schemes (CTest label `slow`). The
 /// asynchronous scheme used to leave its interior (the fully-implicit elements, felt
 /// only at the frame's coupled step) flying on through the landed surface for a whole
 /// frame: 216 inverted tets and 13.2 J → 161 J within the landing frame, a ball resting
@@ -13,12 +14,11 @@
 
 using namespace clockwork;
 using namespace clockwork::test;
-using nlohmann::json;
 
 TEST_CASE("schroeder_sphere: the landing never raises the total energy, in every scheme") {
   for (const char* scheme : {"schroeder", "semi_implicit", "fully_implicit"}) {
     CAPTURE(std::string(scheme));
-    Scene s = build_scene(schroeder_demo_with(scheme), "schroeder_sphere.json", ".");
+    Scene s = build(schroeder_sphere_world(schroeder_sphere_spec(scheme)));
     const double frame = 1.0 / 24.0;
     const FrameState first = measure_frame(s, 0.0);
     const double initial = first.kinetic + first.potential;
@@ -43,11 +43,8 @@ TEST_CASE("schroeder_sphere: the landing never raises the total energy, in every
 TEST_CASE("schroeder_sphere: the ball set on the plane comes to rest unsquashed, in every scheme") {
   for (const char* scheme : {"schroeder", "semi_implicit", "fully_implicit"}) {
     CAPTURE(std::string(scheme));
-    json doc = schroeder_demo_with(scheme);
     // Its lowest particles 1 mm above the plane, at rest: settled within the run.
-    doc["bodies"][0]["shape"]["center"] = {0.0, 0.0, 0.101};
-    doc["bodies"][0].erase("velocity");
-    Scene s = build_scene(doc, "schroeder_sphere.json", ".");
+    Scene s = build(schroeder_sphere_world(schroeder_sphere_spec(scheme, {0.0, 0.0, 0.101}, Vec3::Zero())));
     const double frame = 1.0 / 24.0;
     const FrameState first = measure_frame(s, 0.0);
     const double initial = first.kinetic + first.potential;
@@ -83,7 +80,7 @@ TEST_CASE("schroeder_sphere: the ball set on the plane comes to rest unsquashed,
 // wandering 3 cm). The kinetic energy is that of the kernel's velocities, the ones the
 // positions drift with (v^{n+½} of the step that ends at the frame).
 TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of landing") {
-  Scene s = build_scene(schroeder_demo_with("fully_implicit"), "schroeder_sphere.json", ".");
+  Scene s = build(schroeder_sphere_world(schroeder_sphere_spec("fully_implicit")));
   const double frame = 1.0 / 24.0;
   const FrameState first = measure_frame(s, 0.0);
   const double initial = first.kinetic + first.potential;
@@ -125,7 +122,7 @@ TEST_CASE("schroeder_sphere: the dropped fully-implicit ball rests within 1 s of
 // 0.21 s and bounces (restitution about 0.8: β = 0.002 damps little), so it is not at
 // rest by the end (docs/schroeder.md "Limits").
 TEST_CASE("schroeder_sphere: the demo's frames never gain energy nor hold an inverted tet") {
-  Scene s = build_scene(schroeder_demo_with("schroeder"), "schroeder_sphere.json", ".");
+  Scene s = load_scene(std::string(CLOCKWORK_SOURCE_DIR) + "/demos/schroeder_sphere.json");
   const double frame = 1.0 / 24.0;
   const FrameState first = measure_frame(s, 0.0);
   const double initial = first.kinetic + first.potential;

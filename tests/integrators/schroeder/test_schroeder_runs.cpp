@@ -2,34 +2,35 @@
 /// Release): an elastic ball dropped on a static plane with the §6 collision response.
 #include <doctest/doctest.h>
 
-#include "io/scene/scene.hpp"
+#include "io/mesh/tet_mesh.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
-using nlohmann::json;
 
 namespace {
 
-json ball_scene(const json& settings) {
-  json doc = json::parse(R"({
-    "name": "ball", "end_time": 1.6, "frame_rate": 24, "gravity": [0, 0, -9.81],
-    "bodies": [{
-      "name": "ball",
-      "shape": {"type": "tet_sphere", "center": [0, 0, 1], "radius": 0.1, "cells_per_diameter": 6},
-      "material": {"model": "corotational", "young": 1e5, "poisson": 0.3, "density": 1000,
-                   "rayleigh": {"beta": 0.002}},
-      "integrator": "schroeder"
-    }]})");
-  doc["bodies"][0]["schroeder"] = settings;
-  return doc;
+/// An elastic ball (r = 0.1 m, 6 cells across, corotational, E = 1e5 Pa, β = 0.002)
+/// dropped from z = 1 m in `integrator`.
+World ball_scene(SchroederSpec integrator) {
+  World w({.name = "ball", .end_time = 1.6, .frame_rate = 24, .gravity = {0, 0, -9.81}});
+  SolidSpec ball = test::solid_spec("ball", make_tet_sphere({0, 0, 1}, 0.1, 6), {1e5, 0.3, 1000},
+                                    FemKind::Corotational);
+  ball.material.rayleigh_beta = 0.002;
+  ball.integrator = std::move(integrator);
+  w.add_solid(std::move(ball));
+  return w;
 }
 
 }  // namespace
 
 TEST_CASE(
     "schroeder scenes: a ball dropped on the §6 ground lands on it, bounces and comes to rest") {
-  json settings = json::parse(R"({"frame_dt": 0.04, "advanced": {"epsilon": 0.5},
-      "collisions": [{"plane": {"point": [0, 0, 0.5], "normal": [0, 0, 1]}, "friction": 0.3}]})");
-  Scene s = build_scene(ball_scene(settings), "scene.json", ".");
+  SchroederSpec settings;
+  settings.settings.frame_dt = 0.04;
+  settings.settings.epsilon = 0.5;
+  settings.settings.colliders.push_back(StaticCollider::plane({0, 0, 0.5}, Vec3::UnitZ(), 0.3));
+  Scene s = test::build(ball_scene(std::move(settings)));
   const VertexState& st = s.kernel->state();
   double lowest = kNever, vz_max = -kNever;
   int on_plane = 0;

@@ -12,58 +12,61 @@
 // docs/zhao.md "Contact inside the large step").
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "engine/diagnostics.hpp"
 #include "integrators/implicit/solid_source.hpp"
-#include "io/scene/scene.hpp"
+#include "io/world/world.hpp"
 #include "tests/support/momentum.hpp"
-#include "tests/support/scenes.hpp"
+#include "tests/support/world_specs.hpp"
 
 namespace clockwork {
 namespace {
 
-using nlohmann::json;
+/// A tet block of `cells` cells of 5 cm from `origin` (E = 0.2 MPa, ρ = 500), linear FEM
+/// unless `corotational`, whose vertices in the box [lo, hi] are a Zhao region at `m`,
+/// h_L = 5 ms.
+SolidSpec tet_block(const std::string& name, const Vec3& origin, std::array<int, 3> cells, int m,
+                    bool corotational, const Vec3& lo, const Vec3& hi) {
+  SolidSpec b = test::block_spec(name, origin, cells, 0.05, {2e5, 0.3, 500},
+                                 corotational ? FemKind::Corotational : FemKind::Linear);
+  b.integrator = test::zhao_spec(0.005, m, test::vertices_in_box(b.mesh.vertices, lo, hi));
+  return b;
+}
 
 /// A 0.15 × 0.15 × 0.1 m tet block at rest whose top layer of vertices (z = 0.1) is a
 /// Zhao region at `m`, h_L = 5 ms, linear FEM unless `corotational`.
-json block(int m, bool corotational = false) {
-  json b = json::parse(R"({
-    "name": "block",
-    "shape": {"type": "tet_bar", "origin": [0, 0, 0], "cells": [3, 3, 2], "cell": 0.05},
-    "material": {"model": "linear", "young": 2e5, "poisson": 0.3, "density": 500},
-    "integrator": "zhao",
-    "zhao": {"h_L": 0.005, "regions": [{"box": {"min": [-1, -1, 0.07], "max": [1, 1, 1]}}]}
-  })");
-  b["zhao"]["regions"][0]["m"] = m;
-  if (corotational) b["material"]["model"] = "corotational";
-  return b;
+SolidSpec block(int m, bool corotational = false) {
+  return tet_block("block", {0, 0, 0}, {3, 3, 2}, m, corotational, {-1, -1, 0.07}, {1, 1, 1});
 }
 
 /// An explicit cloth 4 mm above the block's top face, falling onto it at 1 m/s, a little
 /// off its centre and spinning so that angular momentum is not zero by symmetry.
-json cloth(bool phantom = false) {
-  json c = json::parse(R"({
-    "name": "cloth",
-    "shape": {"type": "grid", "size": [0.1, 0.1], "resolution": [4, 4],
-              "center": [0.08, 0.07, 0.104]},
-    "material": {"area_density": 0.2, "young": 500.0, "poisson": 0.3, "bending": 1e-4},
-    "velocity": {"linear": [0.1, 0, -1], "angular": [0, 0, 2]}
-  })");
-  if (phantom) {
-    c["integrator"] = "phantom";
-    c["phantom"] = {{"h_imp", 0.002}};
-  }
+ShellSpec cloth(bool phantom = false) {
+  ShellSpec c = test::cloth_spec("cloth", 0.1, 4, {0.08, 0.07, 0.104},
+                                 {.area_density = 0.2, .young = 500.0, .poisson = 0.3, .bending = 1e-4});
+  c.velocity = test::velocity({0.1, 0, -1}, {0, 0, 2});
+  if (phantom) c.phantom = PhantomSpec{.h_imp = 0.002};
   return c;
 }
 
-json scene(const json& upper, const json& lower) {
-  json doc = json::parse(R"({"name": "hit", "end_time": 0.05, "frame_rate": 20,
-                             "contact": {"thickness": 0.002}})");
-  doc["bodies"] = json::array({upper, lower});
-  return doc;
+/// The upper body, then the lower one; penalty layers 2 mm thick.
+template <typename Upper>
+World scene(Upper upper, SolidSpec lower) {
+  World w({.name = "hit", .end_time = 0.05, .frame_rate = 20});
+  if constexpr (std::is_same_v<Upper, ShellSpec>)
+    w.add_shell(std::move(upper));
+  else
+    w.add_solid(std::move(upper));
+  w.add_solid(std::move(lower));
+  ContactSpec contact;
+  contact.settings.thickness = 0.002;
+  w.enable_contact(contact);
+  return w;
 }
 
 struct Drift {
@@ -71,10 +74,10 @@ struct Drift {
   std::uint64_t resolved = 0;  ///< substeps solved off the plan (contact inside S)
 };
 
-/// Runs `doc` (h_L = 5 ms, h_S ≥ 1.25 ms) to 50 ms, measuring the drift of total
+/// Runs `world` (h_L = 5 ms, h_S ≥ 1.25 ms) to 50 ms, measuring the drift of total
 /// momentum 0.5 ms before every coarse step (in the large step's last substep).
-Drift momentum_drift(const json& doc) {
-  Scene s = test::build(doc);
+Drift momentum_drift(World world) {
+  Scene s = test::build(std::move(world));
   Kernel& k = *s.kernel;
   const VertexState& st = k.state();
   const test::MomentumScale scale = test::momentum_scale(st);
@@ -124,14 +127,9 @@ TEST_CASE("zhao contact momentum: corotational blocks at m = 4 and m = 1") {
 }
 
 TEST_CASE("zhao contact momentum: an m = 4 block lands on an m = 4 block") {
-  json upper = block(4);
-  upper["name"] = "upper";
-  upper["shape"]["origin"] = {0.03, 0.02, 0.103};
-  upper["shape"]["cells"] = {2, 2, 1};
-  upper["zhao"]["regions"][0]["box"]["min"] = {-1, -1, -1};
-  upper["zhao"]["regions"][0]["box"]["max"] = {1, 1, 0.11};
-  upper["velocity"] = {{"linear", {0.1, 0, -1}}, {"angular", {0, 0, 2}}};
-  const Drift d = momentum_drift(scene(upper, block(4)));
+  SolidSpec upper = tet_block("upper", {0.03, 0.02, 0.103}, {2, 2, 1}, 4, false, {-1, -1, -1}, {1, 1, 0.11});
+  upper.velocity = test::velocity({0.1, 0, -1}, {0, 0, 2});
+  const Drift d = momentum_drift(scene(std::move(upper), block(4)));
   CHECK(d.resolved > 0);
   CHECK(d.p <= 1e-10);
 }
