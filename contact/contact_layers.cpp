@@ -54,7 +54,7 @@ double ContactSystem::impulse_inverse_mass(Index a) const {
   // A vertex whose mass the kernel shares (a phantom body with "contact_mass": "whole")
   // holds m/2 here: the impulse moves the whole m.
   const double w = kernel_.state().inv_mass(a);
-  return kernel_.shared_mass(a).share ? 0.5 * w : w;
+  return shared_mass(a).share ? 0.5 * w : w;
 }
 
 void ContactSystem::add_impulse(Index a, const Vec3& impulse, double t) {
@@ -66,7 +66,7 @@ void ContactSystem::add_impulse(Index a, const Vec3& impulse, double t) {
   // friction alone can take a velocity out of its envelope (until 2026-11-25 it was not
   // reported, so a certificate could rest on an envelope its vertex had left).
   kernel_.velocity_changed(a);
-  if (const SharedMass m = kernel_.shared_mass(a); m.share) m.share->share_velocity_change(m.local, dv, t);
+  if (const SharedMass m = shared_mass(a); m.share) m.share->share_velocity_change(m.local, dv, t);
 }
 
 double ContactSystem::layer_tick(EventSlot slot, double t) {

@@ -25,6 +25,7 @@
 
 #include "contact/contact_parameters.hpp"
 #include "contact/distance/distance.hpp"
+#include "contact/mass_share.hpp"
 #include "contact/penalty/penalty_potential.hpp"
 #include "contact/certificates/contingency.hpp"
 #include "contact/certificates/slab.hpp"
@@ -87,6 +88,16 @@ class ContactSystem {
   /// in the tick").
   void near_pairs(Index first, Index count, std::vector<NearPair>& out) const;
   const ContactParameters& params() const { return params_; }
+  /// Vertex `a`'s mass is shared with `share` (its local index `local` there): a phantom
+  /// body with "contact_mass": "whole" (contact/mass_share.hpp). Call before start().
+  void share_mass(Index a, MassShare* share, Index local) {
+    if (shared_mass_.size() <= a) shared_mass_.resize(std::size_t(a) + 1);
+    shared_mass_[a] = {share, local};
+  }
+  /// Who holds the rest of vertex a's mass ({nullptr} if the kernel holds all of it).
+  SharedMass shared_mass(Index a) const {
+    return a < shared_mass_.size() ? shared_mass_[a] : SharedMass{};
+  }
   /// The certificates' contingency (envelope exits, position-envelope counts).
   const Contingency& contingency() const { return contingency_; }
   /// Brute force, for tests: how far (m) the actual positions at time t break the far
@@ -198,7 +209,7 @@ class ContactSystem {
   /// pushes (a Gershgorin row bound of its stiffness, Σ_j |w_j| = 2), else 0.
   void set_layer_load(EventSlot slot, const Pair& p, const PairClosest* pushing);
   /// 1/m of the mass an impulse on vertex a moves (the kernel's, or the whole of a
-  /// shared mass: engine/mass_share.hpp).
+  /// shared mass: contact/mass_share.hpp).
   double impulse_inverse_mass(Index a) const;
   /// Applies an impulse to vertex a (synced) and to the other copy of a shared mass,
   /// and reports the velocity change to the kernel.
@@ -245,6 +256,7 @@ class ContactSystem {
 
   Kernel& kernel_;
   Contingency& contingency_;
+  std::vector<SharedMass> shared_mass_;  ///< share_mass
   ContactParameters params_;
   static constexpr EventSlot kNoPair = ~EventSlot{0};
   /// Envelope levels (contact/certificates/certificate.hpp): element pairs sit near contact, where a

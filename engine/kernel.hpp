@@ -16,7 +16,6 @@
 #include "engine/event_source.hpp"
 #include "engine/health.hpp"
 #include "engine/kernel_observer.hpp"
-#include "engine/mass_share.hpp"
 #include "engine/velocity_watch.hpp"
 #include "engine/vertex_state.hpp"
 
@@ -89,17 +88,6 @@ class Kernel {
   void prefetch_slot(EventKind kind, EventSlot slot) const {
     const std::vector<SlotHandle>& table = handles_[kind];
     if (slot < table.size()) __builtin_prefetch(table.data() + slot, 1);
-  }
-
-  // --- shared masses (engine/mass_share.hpp) -----------------------------------------
-  /// Vertex `a`'s mass is shared with `share` (its local index `local` there).
-  void set_mass_share(Index a, MassShare* share, Index local) {
-    if (shared_mass_.size() < state_.size()) shared_mass_.resize(state_.size());
-    shared_mass_[a] = {share, local};
-  }
-  /// Who holds the rest of vertex a's mass ({nullptr} if the kernel holds all of it).
-  SharedMass shared_mass(Index a) const {
-    return a < shared_mass_.size() ? shared_mass_[a] : SharedMass{};
   }
 
   // --- health (engine/health.hpp) ---------------------------------------------------
@@ -196,7 +184,6 @@ class Kernel {
   std::unique_ptr<VelocityWatch> watch_;  ///< after sources_: destroyed before them
   std::vector<std::vector<SlotHandle>> handles_;
   std::vector<KindStats> stats_;
-  std::vector<SharedMass> shared_mass_;
   std::uint64_t processed_ = 0;
   double now_ = 0.0;
   // Observers, and per hook (KernelObserver::Hook bit i) those that asked for it.

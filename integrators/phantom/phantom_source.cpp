@@ -39,8 +39,6 @@ void PhantomSource::start(EventKind kind, Kernel& kernel, double t0, StartFrom f
     v_tilde_.segment<3>(3 * a) = s.velocity(vertices_[a]);
     free_[a] = !s.kinematic(vertices_[a]);
   }
-  if (contact_on_whole_)
-    for (std::size_t a = 0; a < n; ++a) kernel.set_mass_share(vertices_[a], this, static_cast<Index>(a));
   t_tick_ = t0_ = t_next_ = t0;
   reaction_torque_.setZero();
   spurious_torque_.setZero();

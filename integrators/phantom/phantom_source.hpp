@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "engine/kernel.hpp"
-#include "engine/mass_share.hpp"
+#include "contact/mass_share.hpp"
 #include "integrators/body_integrator.hpp"
 #include "integrators/phantom/implicit_tick.hpp"
 #include "integrators/implicit/solve_contact.hpp"
@@ -104,7 +104,10 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   /// Contact impulses on the primary move the whole mass: both copies change velocity
   /// by J/m (docs/phantom.md "Contact on the whole mass"; the paper's penalties act on
   /// the primary's half, m/2, and reach the phantom through the next tick). Before start().
+  /// "contact_mass": "whole": a contact impulse moves both copies (the scene registers
+  /// the body's vertices with the contact system: ContactSystem::share_mass).
   void set_contact_on_whole_mass(bool on) { contact_on_whole_ = on; }
+  bool contact_on_whole_mass() const { return contact_on_whole_; }
   void share_velocity_change(Index local, const Vec3& dv, double t) override;
   /// An impulse J on local vertex a at `time` from outside the body's own tick (the
   /// reaction of another body's contact plane): both copies' velocities change by J/m,

@@ -143,6 +143,12 @@ void World::Impl::build_contact(const ContactSpec& spec, const WorldSettings& se
   check_initial_overlap();
   scene.contact = std::make_unique<ContactSystem>(*scene.kernel, *contingency, params);
   for (const auto& [a, m] : releasable) scene.contact->mark_releasable(a);
+  // A phantom body whose contact impulses move its whole mass holds half of it in the
+  // kernel: contact splits its impulses through the phantom (contact/mass_share.hpp).
+  for (const auto& [body, phantom] : phantom_of_body)
+    if (phantom->contact_on_whole_mass())
+      for (std::size_t a = 0; a < phantom->body_vertices().size(); ++a)
+        scene.contact->share_mass(phantom->body_vertices()[a], phantom, static_cast<Index>(a));
   for (const Body& b : scene.bodies) {
     if (!b.collide) continue;
     if (b.triangles.empty())

@@ -4,6 +4,8 @@
 /// (integrators/phantom/phantom_source.hpp). An impulse meant for the whole vertex (a contact
 /// impulse, with "contact_mass": "whole") changes both copies' velocities by J/m: the
 /// caller applies dv = J/m to the kernel's copy and reports it here for the other.
+/// The contact system keeps who shares which vertex (ContactSystem::share_mass); the
+/// scene registers the sharers that own such vertices.
 #include "engine/types.hpp"
 
 namespace clockwork {
@@ -15,7 +17,7 @@ class MassShare {
   virtual void share_velocity_change(Index local, const Vec3& dv, double t) = 0;
 };
 
-/// Per kernel vertex: who holds the rest of its mass (none: the kernel holds it all).
+/// Per vertex: who holds the rest of its mass (none: the kernel holds it all).
 struct SharedMass {
   MassShare* share = nullptr;
   Index local = 0;
