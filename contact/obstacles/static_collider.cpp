@@ -43,6 +43,11 @@ StaticCollider StaticCollider::box(const Vec3& min, const Vec3& max, double mu) 
   return {Shape::Box, min, max, 0.0, mu};
 }
 
+StaticCollider StaticCollider::ground(const Vec3& centre, double half_size, double mu) {
+  const double s = half_size;
+  return box(centre - Vec3(s, s, s), centre + Vec3(s, s, 0.0), mu);
+}
+
 std::string StaticCollider::shape_name() const {
   switch (shape) {
     case Shape::Plane: return "plane";

@@ -31,6 +31,9 @@ struct StaticCollider {
   /// Points within `radius` of the segment [a, b].
   static StaticCollider capsule(const Vec3& a, const Vec3& b, double radius, double mu = 0.0);
   static StaticCollider box(const Vec3& min, const Vec3& max, double mu = 0.0);
+  /// The solid under a "ground" obstacle: its square (centre ± half_size in x and y, at
+  /// centre.z) as the top of a box as deep as it is wide.
+  static StaticCollider ground(const Vec3& centre, double half_size, double mu = 0.0);
 
   Closest closest(const Vec3& x) const;
   /// "plane", "sphere", ...

@@ -60,6 +60,11 @@ void validate_schroeder_settings(const SchroederSettings& s) {
   for (const StaticCollider& c : s.colliders) validate_static_collider(c);
 }
 
+void SchroederStepper::add_colliders(const std::vector<StaticCollider>& colliders) {
+  for (const StaticCollider& c : colliders) validate_static_collider(c);
+  settings_.colliders.insert(settings_.colliders.end(), colliders.begin(), colliders.end());
+}
+
 std::vector<bool> tets_touching_faces(const std::vector<std::array<Index, 4>>& tets,
                                       const std::vector<std::array<Index, 3>>& faces,
                                       std::size_t vertex_count) {

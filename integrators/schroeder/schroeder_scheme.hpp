@@ -145,6 +145,9 @@ class SchroederStepper {
   ~SchroederStepper();
 
   const SchroederSettings& settings() const { return settings_; }
+  /// More §6 static bodies (the scene's obstacles: World), before the first update.
+  /// Throws std::invalid_argument for a bad one (validate_static_collider).
+  void add_colliders(const std::vector<StaticCollider>& colliders);
   double substep() const { return dt_; }
   /// Substeps per frame p (semi-implicit without a frame: 1).
   int substeps_per_frame() const { return p_; }

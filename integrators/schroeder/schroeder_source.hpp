@@ -60,6 +60,8 @@ class SchroederSource final : public EventSource, public BodyIntegrator {
   double owned_potential(const VertexState& state, double t) const override { return potential_energy(state, t); }
 
   const SchroederStepper& stepper() const { return *stepper_; }
+  /// The scene's static obstacles as §6 colliders of the solves (World::build).
+  void add_colliders(const std::vector<StaticCollider>& colliders) { stepper_->add_colliders(colliders); }
   const TetFemModel& model() const { return *model_; }
   const std::vector<Index>& vertices() const { return vertices_; }
   /// Period of the coarse event, s (the frame; semi-implicit: the step).

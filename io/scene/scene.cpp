@@ -361,6 +361,7 @@ class SceneReader {
       mesh = read_shape(shape, base_dir_, kind, world_->budget());
     }
     spec.mesh = std::move(*mesh);
+    spec.surface = obstacle_surface(shape);
     if (auto motion = o.find("motion")) {
       std::vector<Index> all(spec.mesh.vertices.size());
       for (Index a = 0; a < all.size(); ++a) all[a] = a;

@@ -69,6 +69,17 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   return p;
 }
 
+std::optional<StaticCollider> obstacle_surface(const JsonField& shape) {
+  const std::string type = shape.at("type").string();
+  if (type == "ground") {
+    return StaticCollider::ground(shape.at("center").vec3(), shape.at("half_size").number());
+  }
+  if (type == "sphere") return StaticCollider::sphere(shape.at("center").vec3(), shape.at("radius").number());
+  if (type == "capsule")
+    return StaticCollider::capsule(shape.at("a").vec3(), shape.at("b").vec3(), shape.at("radius").number());
+  return std::nullopt;
+}
+
 std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget) {
   const std::string type = shape.at("type").string();
   // The generators validate their arguments too; the reader names the field first.

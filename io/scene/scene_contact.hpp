@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "contact/contact_parameters.hpp"
+#include "contact/obstacles/static_collider.hpp"
 #include "io/scene/json_reader.hpp"
 #include "io/mesh/mesh.hpp"
 #include "io/scene/scene_limits.hpp"
@@ -45,5 +46,9 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
 /// the caller). Returns std::nullopt for a type this function does not know.
 /// A ground's memory is estimated into `budget` before it is built.
 std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget);
+/// The exact surface of an obstacle shape that has one — ground (a box below its square,
+/// as deep as it is wide), sphere, capsule — for Schroeder solids' §6 collisions; call
+/// after read_obstacle_shape accepted the shape.
+std::optional<StaticCollider> obstacle_surface(const JsonField& shape);
 
 }  // namespace clockwork

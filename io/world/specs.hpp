@@ -168,6 +168,10 @@ struct ObstacleSpec {
   std::string name;
   TriangleMesh mesh;
   std::optional<MotionSpec> motion;  ///< moves every vertex
+  /// The exact surface the mesh approximates, where it has one (ground, sphere,
+  /// capsule): a static obstacle with one is a §6 collider of the Schroeder solids' solves
+  /// (docs/schroeder.md "Obstacles in the solve").
+  std::optional<StaticCollider> surface;
   std::shared_ptr<const SpecOrigin> origin;
 };
 

@@ -243,6 +243,7 @@ std::size_t World::add_solid(SolidSpec spec) {
     } catch (const std::invalid_argument& e) {
       origin.fail(schroeder_key(s.scheme), e.what());
     }
+    if (spec.collide && s.colliders.empty()) w.schroeder_seeing_obstacles.push_back({index, schroeder.get()});
   } else {
     src = std::make_unique<SolidSource>(body.name, ids, model, fixed, settings_.gravity);
     if (auto* be = std::get_if<BackwardEulerSpec>(&spec.integrator)) {
@@ -335,6 +336,7 @@ std::size_t World::add_obstacle(ObstacleSpec spec) {
     w.add_motion(origin, "motion", *spec.motion, all, spec.mesh.vertices, body.first_vertex, nullptr);
   }
   body.triangles = std::move(spec.mesh.triangles);
+  w.obstacle_surfaces.push_back({w.scene.bodies.size(), spec.surface, spec.motion.has_value()});
   return w.finish_add(std::move(body), origin_ptr);
 }
 

@@ -82,6 +82,16 @@ struct World::Impl {
   std::vector<TickContact> tick_obstacles, tick_pairs;
   std::vector<SolidContactRequest> solid_contacts;
   std::map<std::size_t, PhantomSource*> phantom_of_body;
+  /// Obstacles (body index) and their exact surfaces, if any, and whether they move.
+  struct ObstacleSurface {
+    std::size_t body = 0;
+    std::optional<StaticCollider> surface;
+    bool moves = false;
+  };
+  std::vector<ObstacleSurface> obstacle_surfaces;
+  /// Colliding Schroeder solids that name no §6 colliders of their own: the static
+  /// obstacles' surfaces become theirs (build_contact).
+  std::vector<std::pair<std::size_t, SchroederSource*>> schroeder_seeing_obstacles;
   /// Pins a script releases: global vertex -> its mass after the release.
   std::map<Index, double> releasable;
   /// The current body's explicit stencils by source name: events per simulated

@@ -85,10 +85,12 @@ inline ZhaoSpec zhao_spec(double h_L, int m, std::vector<Index> region) {
 }
 
 /// A square "ground" obstacle of `half_size` m around `center` (z up), `divisions` ×
-/// `divisions` squares.
+/// `divisions` squares, with its exact surface (what Schroeder solids' solves see).
 inline ObstacleSpec ground_spec(const Vec3& center, double half_size, int divisions = 8,
                                 std::string name = "ground") {
-  return {.name = std::move(name), .mesh = make_ground(center, half_size, divisions)};
+  return {.name = std::move(name),
+          .mesh = make_ground(center, half_size, divisions),
+          .surface = StaticCollider::ground(center, half_size)};
 }
 
 /// The vertices inside the box [lo, hi] (a scene's {"box": {"min", "max"}}).
