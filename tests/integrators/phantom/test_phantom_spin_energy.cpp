@@ -25,6 +25,7 @@ namespace {
 
 using test::build;
 
+/// A phantom disk (membrane and hinges of phantom_cloth) in the xy plane about c.
 nlohmann::json disk(const std::string& name, double radius, int rings, const Vec3& c, double young,
                     const nlohmann::json& phantom) {
   nlohmann::json b = test::phantom_cloth(name, 2, 0.1, c, young, phantom);
@@ -33,6 +34,9 @@ nlohmann::json disk(const std::string& name, double radius, int rings, const Vec
   return b;
 }
 
+/// A soft corotational block whose backward-Euler step sees the disk as pair planes
+/// (deformable_contact is on by default with contact): their reactions reach the disk
+/// through receive_impulse.
 nlohmann::json json_block() {
   return nlohmann::json::parse(R"({"name": "block",
       "shape": {"type": "tet_bar", "origin": [-0.05, -0.05, -0.04], "cells": [4, 4, 1], "cell": 0.025},
@@ -46,6 +50,9 @@ struct Run {
   double largest = 0;
 };
 
+/// Runs `duration` with the rotation on or off, measuring just before every tick at
+/// t = i h (the state of that instant: both copies landed on x, the tick at t not yet
+/// taken).
 Run run(const nlohmann::json& doc, bool correct, double duration, double h) {
   Scene scene = build(doc);
   for (PhantomSource* ph : scene.bodies_of<PhantomSource>()) ph->set_torque_correction(correct);
