@@ -11,13 +11,22 @@ EnergyBalance step_energy_balance(const TetFemModel& model, const std::vector<do
                                   const Eigen::VectorXd& f_ext, double h,
                                   std::span<const TickPlane> planes,
                                   std::span<const double> impulses) {
+  return step_energy_balance(mass, model.value(x0), model.value(x1), x0, v0, x1, v1, f_ext, h,
+                             planes, impulses);
+}
+
+EnergyBalance step_energy_balance(const std::vector<double>& mass, double elastic0, double elastic1,
+                                  const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
+                                  const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,
+                                  const Eigen::VectorXd& f_ext, double h,
+                                  std::span<const TickPlane> planes,
+                                  std::span<const double> impulses) {
   double kinetic0 = 0.0, kinetic1 = 0.0;
   for (std::size_t a = 0; a < mass.size(); ++a) {
     const auto o = 3 * static_cast<Eigen::Index>(a);
     kinetic0 += 0.5 * mass[a] * v0.segment<3>(o).squaredNorm();
     kinetic1 += 0.5 * mass[a] * v1.segment<3>(o).squaredNorm();
   }
-  const double elastic0 = model.value(x0), elastic1 = model.value(x1);
   const double gravity = f_ext.dot(x1 - x0);
   double contact = 0.0;
   for (std::size_t k = 0; k < planes.size(); ++k) {
@@ -43,24 +52,13 @@ RotationShare energy_limited_share(const TetFemModel& model, const std::vector<d
                                    const Eigen::VectorXd& u, const Eigen::VectorXd& f_ext, double h,
                                    std::span<const TickPlane> planes, std::span<const double> impulses,
                                    double credit, Eigen::VectorXd& x_s, Eigen::VectorXd& v_s) {
-  const auto balance = [&](double s) {
-    x_s = x1 + (s * h) * u;
-    v_s = v1 + s * u;
-    return step_energy_balance(model, mass, x0, v0, x_s, v_s, f_ext, h, planes, impulses);
-  };
-  const EnergyBalance without = balance(0.0);
-  const double allowed = std::max(without.gain, credit);
-  const EnergyBalance full = balance(1.0);
-  if (full.gain <= allowed + full.tolerance) return {1.0, full.gain};
-  RotationShare r{0.0, without.gain};  // gain(share) ≤ allowed < gain(hi)
-  double hi = 1.0;
-  for (int k = 0; k < 40; ++k) {
-    const double mid = 0.5 * (r.share + hi);
-    const double gain = balance(mid).gain;
-    if (gain <= allowed) r = {mid, gain};
-    else hi = mid;
-  }
-  return r;
+  return limited_share(
+      [&](double s) {
+        x_s = x1 + (s * h) * u;
+        v_s = v1 + s * u;
+        return step_energy_balance(model, mass, x0, v0, x_s, v_s, f_ext, h, planes, impulses);
+      },
+      credit);
 }
 
 }  // namespace clockwork

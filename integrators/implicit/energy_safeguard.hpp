@@ -25,6 +25,7 @@
 /// gain > 1e-6 × scale, the scale being the sum of the magnitudes of the terms above
 /// (round-off in them is ~1e-15 × scale). Prescribed vertices must be at rest (their
 /// work is not in the balance).
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -52,11 +53,49 @@ EnergyBalance step_energy_balance(const TetFemModel& model, const std::vector<do
                                   std::span<const TickPlane> planes,
                                   std::span<const double> impulses = {});
 
+/// The same balance with the elastic energies E(x0), E(x1) given: for a caller that
+/// has them already, or whose end positions do not depend on what it varies (the
+/// Schroeder stepper's rotation, energy_limited_share with h = 0).
+EnergyBalance step_energy_balance(const std::vector<double>& mass, double elastic0, double elastic1,
+                                  const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
+                                  const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,
+                                  const Eigen::VectorXd& f_ext, double h,
+                                  std::span<const TickPlane> planes,
+                                  std::span<const double> impulses = {});
+
 /// The share of a rotation the step's energy allows, and the step's balance with it.
 struct RotationShare {
   double share = 1.0;  ///< s ∈ [0, 1]
   double gain = 0.0;   ///< J: the step's balance (step_energy_balance) with s u
 };
+
+/// The rule of energy_limited_share (below) over any step whose balance `balance(s)`
+/// (an EnergyBalance) depends on the share s ∈ [0, 1] of a rotation: s = 1 when
+/// gain(1) is within its tolerance of `allowed`, otherwise the largest s that 40
+/// halvings find with gain(s) ≤ allowed (0 if gain(0) is above it already). allowed =
+/// max(gain(0), credit): a step may keep its own gain. Without `own_gain` allowed =
+/// credit: a step that gains energy by itself gets no rotation unless the body's credit
+/// covers it (the Schroeder events, where a rotation that keeps a fast spin up feeds
+/// the next steps' own gains). The one implementation of the rule: the solids' steps
+/// (energy_limited_share) and the Schroeder stepper's events
+/// (integrators/schroeder/schroeder_momentum.cpp) both call it.
+template <class Balance>
+RotationShare limited_share(Balance&& balance, double credit, bool own_gain = true) {
+  const EnergyBalance without = balance(0.0);
+  const double allowed = own_gain ? std::max(without.gain, credit) : credit;
+  const EnergyBalance full = balance(1.0);
+  if (full.gain <= allowed + full.tolerance) return {1.0, full.gain};
+  RotationShare r{0.0, without.gain};  // gain(share) ≤ allowed < gain(hi)
+  if (without.gain > allowed) return r;
+  double hi = 1.0;
+  for (int k = 0; k < 40; ++k) {
+    const double mid = 0.5 * (r.share + hi);
+    const double gain = balance(mid).gain;
+    if (gain <= allowed) r = {mid, gain};
+    else hi = mid;
+  }
+  return r;
+}
 
 /// The share s ∈ [0, 1] of a velocity field u (3n, a rigid rotation that restores the
 /// step's angular momentum) that the step (x0, v0) → (x1, v1) can take without creating

@@ -164,7 +164,8 @@ double PhantomSource::process(EventSlot, double time, Kernel& kernel) {
     // ∇V is re-evaluated there and the (second-order) remainder cancelled again. Not
     // through an obstacle contact, which exerts a torque of its own.
     // Backward Euler conserves no angular momentum of its own: not there either.
-    for (int pass = 0; pass < 3 && pushing == 0 && theta == 0.5 && cancel_constraint_torque(s); ++pass) {
+    const bool turn = torque_correction_ && pushing == 0 && theta == 0.5;
+    for (int pass = 0; pass < 3 && turn && cancel_constraint_torque(s); ++pass) {
       tick_gradient();
       if (pass == 0) ++counters_.torque_corrections;
     }

@@ -108,6 +108,9 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   /// the body's vertices with the contact system: ContactSystem::share_mass).
   void set_contact_on_whole_mass(bool on) { contact_on_whole_ = on; }
   bool contact_on_whole_mass() const { return contact_on_whole_; }
+  /// The tick's rigid rotation that keeps angular momentum (cancel_constraint_torque;
+  /// on by default). Off: the ticks as printed, for tests that compare the two.
+  void set_torque_correction(bool on) { torque_correction_ = on; }
   void share_velocity_change(Index local, const Vec3& dv, double t) override;
   /// An impulse J on local vertex a at `time` from outside the body's own tick (the
   /// reaction of another body's contact plane): both copies' velocities change by J/m,
@@ -201,6 +204,7 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   double h_tick_, h_prev_;  ///< this interval's step and the previous one's
   TickHalving halving_;
   bool contact_on_whole_ = false;
+  bool torque_correction_ = true;
   int level_ = 0;           ///< h_tick_ = h_ / 2^level_
   int calm_ = 0;            ///< converged ticks at this level (−1: trying a doubled step)
   int calm_needed_ = 4;     ///< calm_ticks, doubled after each failed try of a doubled step

@@ -5,6 +5,7 @@
 // (integrators/schroeder/schroeder_scheme.cpp), the §6 responses where they are applied.
 #include <algorithm>
 
+#include "integrators/implicit/energy_safeguard.hpp"
 #include "integrators/solvers/rigid_rotation.hpp"
 #include "integrators/schroeder/schroeder_scheme.hpp"
 
@@ -38,10 +39,25 @@ void SchroederStepper::keep_angular_momentum(const Vector& x, Vector& v, Vector&
   // rotation that would put a particle into one (the solve kept it out).
   event_collided_ = event_collided_ || !contacts_.empty() ||
                     std::any_of(colliding_.begin(), colliding_.end(), [](int c) { return c >= 0; });
-  if (!any_fixed_ && !event_collided_) {
+  if (settings_.keep_angular_momentum && !any_fixed_) {
     const std::vector<double>& m = model_.lumped_mass();
+    // The event's energy balance from the last event's state (its vⁿ with the kicks of
+    // other bodies since, event_v_: their work is not the body's) to (x, v + s u), with
+    // gravity's work; the positions do not depend on s (u joins the drift after x).
+    const double elastic = model_.value(x);
+    if (!have_event_) {
+      x_event_ = x;
+      elastic_event_ = elastic;
+      have_event_ = true;
+    }
+    const auto balance = [&](double s) {
+      v_share_ = v + s * rotation_;
+      return step_energy_balance(m, elastic_event_, elastic, x_event_, event_v_, x, v_share_, f_ext_,
+                                 0.0, {});
+    };
     RigidRotation turn;
-    if (turn.fit(m, x)) {
+    bool turned = false;
+    if (!event_collided_ && turn.fit(m, x)) {
       // The kernel's change w − (v_event + half_dv_) less the external impulses: the
       // internal impulses, whose torque about C is cancelled (gravity's is zero about C).
       Vec3 excess = Vec3::Zero();
@@ -52,13 +68,26 @@ void SchroederStepper::keep_angular_momentum(const Vector& x, Vector& v, Vector&
         excess += r.cross(m[a] * change - Vec3(event_ext_.segment<3>(3 * a)));
       }
       // A degenerate (collinear) body: left as stepped.
-      if (turn.solve(excess) && !rotation_crosses(x, w, turn.omega(), turn.centre()))
-        for (std::size_t a = 0; a < m.size(); ++a) {
-          const Vec3 spin = turn.velocity(x.segment<3>(3 * a));
-          w.segment<3>(3 * a) += spin;
-          v.segment<3>(3 * a) += spin;
-        }
+      turned = turn.solve(excess) && !rotation_crosses(x, w, turn.omega(), turn.centre());
     }
+    if (turned) {
+      rotation_.setZero(x.size());
+      turn.add_velocity(x, rotation_);
+      const RotationShare r = limited_share(balance, energy_credit_, false);
+      energy_credit_ -= r.gain;
+      if (r.share < 1.0 && counters_.rotation_limited++ == 0) counters_.first_cut_share = r.share;
+      for (std::size_t a = 0; a < m.size(); ++a) {
+        const Vec3 spin = r.share * turn.velocity(x.segment<3>(3 * a));  // 1 · u: bit for bit u
+        w.segment<3>(3 * a) += spin;
+        v.segment<3>(3 * a) += spin;
+      }
+    } else {
+      // No rotation: a collider's work is not in the balance, so the event may spend
+      // the credit but never earn it.
+      energy_credit_ -= std::max(0.0, balance(0.0).gain);
+    }
+    x_event_ = x;
+    elastic_event_ = elastic;
   }
   half_ext_ = solve_ext_;
   half_dv_ = w - v;

@@ -139,6 +139,10 @@ SchroederStepper::SchroederStepper(const TetFemModel& model,
   event_ext_.setZero(3 * n);
   half_dv_.setZero(3 * n);
   event_v_.setZero(3 * n);
+  f_ext_.resize(3 * n);
+  rotation_.setZero(3 * n);
+  for (std::size_t a = 0; a < n; ++a)
+    f_ext_.segment<3>(3 * a) = fixed_[a] ? Vec3::Zero() : Vec3(model_.lumped_mass()[a] * gravity_);
   any_fixed_ = std::find(fixed_.begin(), fixed_.end(), true) != fixed_.end();
 
   // Stiffness at rest: constant for linear FEM; the stability estimate for both.

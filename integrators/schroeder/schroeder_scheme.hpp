@@ -103,6 +103,10 @@ struct SchroederSettings {
   /// kInteriorDrift within a frame (false: the paper's schedule, coupled only at the
   /// frame's last substep and near colliders). Not a scene key.
   bool couple_deforming_interior = true;
+  /// The rigid rotation that keeps angular momentum (decision 13, keep_angular_momentum;
+  /// false: the schemes as printed, which do not keep it). Not a scene key: tests
+  /// compare the two.
+  bool keep_angular_momentum = true;
 };
 
 /// Throws std::invalid_argument naming the setting and its value: a non-positive or
@@ -126,6 +130,11 @@ struct SchroederCounters {
   std::uint64_t collisions = 0;     ///< §6 particle–obstacle collisions processed
   std::uint64_t contact_resolves = 0;  ///< extra solves for a changed contact set
   std::uint64_t contact_round_limit = 0;  ///< updates that stopped at kMaxContactRounds
+  /// Events whose angular-momentum rotation was cut because all of it would have
+  /// created energy (keep_angular_momentum, energy_limited_share's rule): their L is not
+  /// exact.
+  std::uint64_t rotation_limited = 0;
+  double first_cut_share = 1.0;  ///< the share the first cut kept
 };
 
 class SchroederStepper {
@@ -233,7 +242,12 @@ class SchroederStepper {
   /// angular momentum changes by exactly the external impulses' torque. Not with fixed
   /// vertices (pins take torques of their own), nor in an event that touched a static
   /// collider (it takes momentum: the solves' momentum shift is left out there too), nor
-  /// when the rotation would carry a particle into one.
+  /// when the rotation would carry a particle into one. Nor beyond the energy the body
+  /// has dissipated (docs/solids.md "Schroeder", decision 14): the rotation's share is
+  /// cut by limited_share (integrators/implicit/energy_safeguard.hpp) to keep the
+  /// event's balance — from the last event's state (x, v with the other bodies' kicks)
+  /// to this one's, (xⁿ, vⁿ + s u) — within the energy earlier events dissipated
+  /// (energy_credit_).
   void open_event(const Vector& v);
   void keep_angular_momentum(const Vector& x, Vector& v, Vector& w);
   /// Whether x + Δt (w + ω × (x − C)) puts a particle within kOnSurface of a collider.
@@ -296,6 +310,16 @@ class SchroederStepper {
   Vector event_v_;      ///< v when the event opened (other bodies' kicks included)
   bool event_open_ = false;
   bool event_collided_ = false;  ///< the event touched a static collider
+  // The rotation's energy limit (keep_angular_momentum).
+  Vector rotation_;        ///< ω × (x − C) of the event
+  Vector v_share_;         ///< v + s ω × (x − C) (scratch)
+  Vector f_ext_;           ///< m g per DOF (the balance's external work)
+  Vector x_event_;         ///< positions of the last event
+  double elastic_event_ = 0.0;  ///< elastic energy there, J
+  bool have_event_ = false;     ///< x_event_ holds a state
+  /// Energy the body's events dissipated and no rotation has spent (the negated sum of
+  /// their balances; an event that touched a collider only spends it), J.
+  double energy_credit_ = 0.0;
   SchroederCounters counters_;
 };
 

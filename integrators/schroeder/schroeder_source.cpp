@@ -1,5 +1,8 @@
 #include "integrators/schroeder/schroeder_source.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <cassert>
 
 namespace clockwork {
@@ -73,7 +76,13 @@ void SchroederSource::advance(double time, Kernel& kernel) {
     v_ = u_;
     started_ = true;
   }
+  const bool cut_before = stepper_->counters().rotation_limited > 0;
   stepper_->position_update(x_, v_, w_);
+  if (!cut_before && stepper_->counters().rotation_limited > 0)
+    spdlog::info("{}: the rotation that keeps angular momentum was cut to {:.3g} of itself at t = {} s: "
+                 "all of it would have created energy (docs/schroeder.md, decision 14); such "
+                 "events do not keep L exactly",
+                 body_, stepper_->counters().first_cut_share, time);
   for (Index a : free_) {
     const Index g = vertices_[a];
     state.sync(g, time);
@@ -97,6 +106,14 @@ double SchroederSource::potential_energy(const VertexState& state, double t) con
     if (!fixed_[a]) gravity -= model_->lumped_mass()[a] * gravity_.dot(x.segment<3>(3 * a));
   }
   return stepper_->elastic_energy(x) + gravity;
+}
+
+std::vector<std::string> SchroederSource::run_log() const {
+  const SchroederCounters& c = stepper_->counters();
+  if (c.rotation_limited == 0) return {};
+  return {fmt::format("{}: in {} of {} substeps the angular-momentum rotation was cut to keep the energy "
+                      "(docs/schroeder.md, decision 14)",
+                      body_, c.rotation_limited, c.steps)};
 }
 
 // Begins substep k of the frame (1 ≤ k ≤ p − 1); the event after substep p − 1 is the

@@ -255,11 +255,17 @@ Drift measure_world(World world, const std::string& label) {
     }
   }
   worst.activations = s.contact->counters().layer_activations;
-  for (const SolidSource* solid : s.bodies_of<SolidSource>()) worst.resolved += solid->counters().resolved_substeps;
+  // No rotation that keeps L was cut for the energy (docs/solids.md "Angular momentum
+  // and energy", "Schroeder" decision 14): a cut event would not keep L exactly.
+  for (const SolidSource* solid : s.bodies_of<SolidSource>()) {
+    worst.resolved += solid->counters().resolved_substeps;
+    CHECK(solid->counters().rotation_limited == 0);
+  }
   for (const SchroederSource* body : s.bodies_of<SchroederSource>()) {
     // The asynchronous scheme proper: substeps inside the frame, and an I set.
     CHECK(body->stepper().substeps_per_frame() > 1);
     CHECK(body->stepper().semi_implicit_tets() < body->model().tet_count());
+    CHECK(body->stepper().counters().rotation_limited == 0);
   }
   MESSAGE(label << ": |dP|/sum m|v| " << worst.p << ", |dL|/sum |x x mv| " << worst.L
                 << "; layers active at readings " << worst.first_contact << " .. "
