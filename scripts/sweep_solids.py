@@ -11,6 +11,7 @@ rebuilt from the generator's voxels or the TetGen file and matched to the frames
   energy    max over frames of (total - total_0) / |total_0| from diagnostics.csv  (<= 1e-3)
   energy_gain  max over frames of (total - its lowest value before) / |total_0|: a rise after the
             body lost energy (a bunny that climbs back up on the ground)               (<= 1e-3)
+            judged only without cloth bodies (their sampled energy oscillates): energy_gain_avi
   ke_csv    max |1/2 sum m v^2 (PLY) - kinetic (csv)| / |total_0|                   (<= 1e-9)
   elastic   min over frames of potential - layer_potential - gravity(PLY), / |total_0|: the
             elastic energy the csv implies; below -1e-9 means the csv and the state disagree
@@ -148,7 +149,8 @@ def pair_body(kind, name, lower, spin=True):
              "material": solid_material()}
         # S holds the vertex layer that faces the other body (the contact inside S)
         box = {"min": [-1, -1, -0.01], "max": [1, 1, 1]} if lower else {"min": [-1, -1, -1], "max": [1, 1, 0.03]}
-        integ, settings = integrator_settings("be_h5" if kind == "be" else kind, frame_dt=0.01, region_box=box)
+        be = {"be": "be_h5", "be10": "be_h10"}
+        integ, settings = integrator_settings(be.get(kind, kind), frame_dt=0.01, region_box=box)
         b["integrator"] = integ
         b[integ] = settings
     if not lower:  # off-centre either way: the contact exchanges angular momentum too
@@ -199,6 +201,10 @@ def all_scenes():
         for b in PAIR_KINDS[i:]:
             for spin in (False, True):
                 out.append((f"pair_{a}_{b}" + ("_spin" if spin else ""), *pair_scene(a, b, spin)))
+    # backward Euler at Zhao's h_L (10 ms) against itself: whether a solid pair's energy is the
+    # step's doing or Zhao's
+    for spin in (False, True):
+        out.append((f"pair_be10_be10" + ("_spin" if spin else ""), *pair_scene("be10", "be10", spin)))
     return out
 
 
@@ -208,6 +214,7 @@ QUICK = [
     "block_fully_implicit_4mm_mu0_undamped", "sphere_schroeder_plane_15cm_mu0.5_damped",
     "bar_zhao_m4_15cm_mu0.5_damped_spin",
     "pair_explicit_zhao_m4", "pair_phantom_be", "pair_zhao_m4_schroeder", "pair_be_zhao_m1_spin",
+    "pair_zhao_m1_zhao_m4", "pair_be10_be10", "bunny_zhao_m4_4mm_mu0.5_damped_linear",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -359,6 +366,7 @@ def check(tool, name, scene, meta, work, timeout):
         row["fail"] = f"run exit {rc}: " + " | ".join(l for l in log.splitlines() if "error" in l.lower())[:200]
         return row
     diag = read_csv(os.path.join(out, "diagnostics.csv"))
+    diag.setdefault("layer_potential", np.zeros_like(diag["time"]))  # no contact object: no column
     manifest = json.load(open(os.path.join(out, "bodies.json")))["bodies"]
     deformable = [b["name"] for b in manifest if not b["obstacle"]]
     frames = {b: body_frames(out, b) for b in deformable}
@@ -400,7 +408,13 @@ def check(tool, name, scene, meta, work, timeout):
     row["E0_J"] = e0
     row["layer0_J"] = diag["layer_potential"][0]
     row["energy_rel"] = float(np.max(diag["total"] - e0) / scale)
-    row["energy_gain"] = float(np.max(diag["total"] - np.minimum.accumulate(diag["total"])) / scale)
+    gain = float(np.max(diag["total"] - np.minimum.accumulate(diag["total"])) / scale)
+    # A cloth's explicit or midpoint ticks conserve a modified energy: the total sampled at frames
+    # oscillates about it, so a rise there is no proof of energy made; reported, not judged.
+    if any(b.get("integrator", "explicit") in ("explicit", "phantom") for b in scene["bodies"]):
+        row["energy_gain"], row["energy_gain_avi"] = "n/a", gain
+    else:
+        row["energy_gain"] = gain
     ke, grav, mv, xmv = np.zeros(nframes), np.zeros(nframes), np.zeros(nframes), np.zeros(nframes)
     P, L = np.zeros((nframes, 3)), np.zeros((nframes, 3))
     finite, phantom = True, False
@@ -522,7 +536,7 @@ def verdict(row):
 
 
 COLUMNS = ["scene", "shape", "integrator", "height_m", "friction", "damping", "model", "spin", "until_s",
-           "verdict", "failed", "energy_rel", "energy_gain", "inverted", "inverted_max_frame", "isect_exit", "dP", "dL", "rest",
+           "verdict", "failed", "energy_rel", "energy_gain", "energy_gain_avi", "inverted", "inverted_max_frame", "isect_exit", "dP", "dL", "rest",
            "ke_csv", "elastic_min", "elastic_err", "elastic_max_J", "P_csv", "dP_csv", "dL_ply", "dL_csv", "exchange", "subnormals", "finite", "resume_exit", "run_exit",
            "E0_J", "layer0_J", "wall_s", "fail"]
 
@@ -543,7 +557,7 @@ def main():
     ap.add_argument("--csv", default=None, help="write the table here")
     ap.add_argument("--append", action="store_true", help="append to --csv instead of rewriting it")
     ap.add_argument("--save-failing", help="write each failing scene here (end_time = the run's --until)")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds per tool call")
+    ap.add_argument("--timeout", type=float, default=150, help="seconds per tool call")
     a = ap.parse_args()
 
     scenes = all_scenes()
@@ -564,7 +578,7 @@ def main():
         writer = csv.DictWriter(fcsv, COLUMNS, extrasaction="ignore")
         if not exists:
             writer.writeheader()
-    print(" | ".join(["scene", "verdict", "failed", "energy_rel", "energy_gain", "inverted", "isect", "dP", "dL", "rest",
+    print(" | ".join(["scene", "verdict", "failed", "energy_rel", "energy_gain", "energy_gain_avi", "inverted", "isect", "dP", "dL", "rest",
                       "ke_csv", "elastic_min", "subn", "resume", "wall_s"]), flush=True)
     for name, scene, meta in scenes:
         try:
@@ -572,7 +586,7 @@ def main():
         except Exception as e:  # a checker failure is reported as such, never as an engine one
             row = {"scene": name, "verdict": "CHECKER-ERROR", "fail": repr(e)[:200]}
         rows.append(row)
-        print(" | ".join(fmt(row.get(c, "")) for c in ["scene", "verdict", "failed", "energy_rel", "energy_gain", "inverted",
+        print(" | ".join(fmt(row.get(c, "")) for c in ["scene", "verdict", "failed", "energy_rel", "energy_gain", "energy_gain_avi", "inverted",
                                                         "isect_exit", "dP", "dL", "rest", "ke_csv",
                                                         "elastic_min", "subnormals", "resume_exit", "wall_s"]),
               ("  " + row["fail"]) if row.get("fail") else "", flush=True)
