@@ -477,6 +477,7 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
     contacts_.clear();
     solve(x, v, c, dv_);
   }
+  safeguard_update(x, v, c, h);  // decision 15 (fully implicit, no contacts)
   w = v + dv_;
   event_ext_ += solve_ext_;  // (held in w only: taken back by the next event)
   // The constrained particles land on the surface, friction part of their solve (vⁿ is
@@ -551,9 +552,11 @@ void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
           new_contact(static_cast<Index>(a), colliding_[a], n, -v.segment<3>(3 * a)));
     }
     solve_with_contacts(x1, v, c, false);
+    safeguard_update(x1, v, c, dt_);
     std::erase_if(contacts_, [](const Contact& k) { return k.impulse < 0.0; });
   } else {
     solve(x1, v, c, dv_);
+    safeguard_update(x1, v, c, dt_);
   }
   v += dv_;
   event_ext_ += solve_ext_;

@@ -70,6 +70,7 @@
 #include <memory>
 #include <vector>
 
+#include "integrators/implicit/backward_euler.hpp"
 #include "integrators/schroeder/schroeder_projection.hpp"
 #include "contact/obstacles/static_collider.hpp"
 #include "integrators/fem/tet_fem.hpp"
@@ -107,6 +108,10 @@ struct SchroederSettings {
   /// false: the schemes as printed, which do not keep it). Not a scene key: tests
   /// compare the two.
   bool keep_angular_momentum = true;
+  /// The fully-implicit updates' energy safeguard (docs/schroeder.md, decision 15): an
+  /// update whose balance gained energy is re-solved converged. Not a scene key: off
+  /// only in tests that show what it prevents.
+  bool energy_safeguard = true;
 };
 
 /// Throws std::invalid_argument naming the setting and its value: a non-positive or
@@ -135,6 +140,12 @@ struct SchroederCounters {
   /// exact.
   std::uint64_t rotation_limited = 0;
   double first_cut_share = 1.0;  ///< the share the first cut kept
+  /// Fully-implicit updates whose energy balance was checked (energy_safeguard), and
+  /// of those the ones that gained energy and were re-solved by Newton (decision 15).
+  std::uint64_t safeguard_checks = 0;
+  std::uint64_t safeguarded = 0;
+  std::uint64_t safeguard_newton_iterations = 0;  ///< the re-solves' Newton steps, summed
+  std::uint64_t safeguard_unconverged = 0;  ///< re-solves that kept their last iterate
 };
 
 class SchroederStepper {
@@ -271,6 +282,12 @@ class SchroederStepper {
   /// Coulomb-limited removal of the tangential part of y_a (the velocity) by μ J / m_a.
   void apply_friction(Index a, const StaticCollider& body, const Vec3& n, double impulse,
                       Vector& y) const;
+  /// The energy safeguard of a fully-implicit update (decision 15,
+  /// schroeder_safeguard.cpp): the update just solved from (x, v), Δv = dv_, is the
+  /// linearisation of a backward-Euler step of τ (its forces at x + τ v'); if that
+  /// step's balance (energy_safeguard.hpp) gained energy, dv_ becomes the converged
+  /// step's (BackwardEuler, Newton with line search).
+  void safeguard_update(const Vector& x, const Vector& v, const Coefficients& c, double tau);
   void ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh);
   void apply_B(const Coefficients& c, const Vector& y, Vector& out);
 
@@ -320,6 +337,9 @@ class SchroederStepper {
   /// Energy the body's events dissipated and no rotation has spent (the negated sum of
   /// their balances; an event that touched a collider only spends it), J.
   double energy_credit_ = 0.0;
+  // The energy safeguard (safeguard_update).
+  std::unique_ptr<BackwardEuler> newton_;  ///< made at the first re-solve
+  Vector x_end_, v_end_;                   ///< the update's end state (scratch)
   SchroederCounters counters_;
 };
 

@@ -69,6 +69,7 @@ void SchroederSource::advance(double time, Kernel& kernel) {
     x_.segment<3>(3 * a) = state.position_at(vertices_[a], time);
     u_.segment<3>(3 * a) = state.velocity(vertices_[a]);
   }
+  const bool safeguarded_before = stepper_->counters().safeguarded > 0;
   if (started_) {
     v_ += u_ - w_;  // kicks of other sources since the last event
     stepper_->velocity_update(x_, v_);
@@ -83,6 +84,10 @@ void SchroederSource::advance(double time, Kernel& kernel) {
                  "all of it would have created energy (docs/schroeder.md, decision 14); such "
                  "events do not keep L exactly",
                  body_, stepper_->counters().first_cut_share, time);
+  if (!safeguarded_before && stepper_->counters().safeguarded > 0)
+    spdlog::info("{}: a fully-implicit update gained energy at t = {} s and was re-solved by Newton "
+                 "(energy safeguard, docs/schroeder.md, decision 15)",
+                 body_, time);
   for (Index a : free_) {
     const Index g = vertices_[a];
     state.sync(g, time);
@@ -110,10 +115,18 @@ double SchroederSource::potential_energy(const VertexState& state, double t) con
 
 std::vector<std::string> SchroederSource::run_log() const {
   const SchroederCounters& c = stepper_->counters();
-  if (c.rotation_limited == 0) return {};
-  return {fmt::format("{}: in {} of {} substeps the angular-momentum rotation was cut to keep the energy "
-                      "(docs/schroeder.md, decision 14)",
-                      body_, c.rotation_limited, c.steps)};
+  std::vector<std::string> lines;
+  if (c.safeguarded > 0)
+    lines.push_back(fmt::format("{}: {} of {} fully-implicit updates gained energy and were re-solved by "
+                                "Newton ({} iterations, {} not converged; energy safeguard, "
+                                "docs/schroeder.md, decision 15)",
+                                body_, c.safeguarded, c.safeguard_checks, c.safeguard_newton_iterations,
+                                c.safeguard_unconverged));
+  if (c.rotation_limited > 0)
+    lines.push_back(fmt::format("{}: in {} of {} substeps the angular-momentum rotation was cut to keep the "
+                                "energy (docs/schroeder.md, decision 14)",
+                                body_, c.rotation_limited, c.steps));
+  return lines;
 }
 
 // Begins substep k of the frame (1 ≤ k ≤ p − 1); the event after substep p − 1 is the

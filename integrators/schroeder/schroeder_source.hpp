@@ -58,7 +58,8 @@ class SchroederSource final : public EventSource, public BodyIntegrator {
   EventSource* source() override { return this; }
   void start(Kernel& kernel, EventKind kind, StartFrom) override { start(kind, kernel, kernel.now()); }
   double owned_potential(const VertexState& state, double t) const override { return potential_energy(state, t); }
-  /// The events whose angular-momentum rotation was cut to keep the energy (once per run).
+  /// Once per run: the fully-implicit updates the energy safeguard re-solved (decision 15)
+  /// and the events whose angular-momentum rotation was cut to keep the energy.
   std::vector<std::string> run_log() const override;
 
   const SchroederStepper& stepper() const { return *stepper_; }
