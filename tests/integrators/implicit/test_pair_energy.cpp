@@ -147,3 +147,11 @@ TEST_CASE("pair energy: Zhao m = 1 blocks meeting at 10 ms steps never gain ener
   check_pair({0.005, 0}, {0.01, 1});
   check_pair({0.01, 1}, {0.01, 4});
 }
+
+// Not fixed yet either: steps of different lengths (backward Euler 5 ms planning
+// against a 10 ms Zhao block at m = 4, sweep 'pair_be_zhao_m4': +98 % at the frames,
+// +76 % before). The 5 ms planner predicts the other block's point over its own 5 ms,
+// but the other block's step pulls its face on with its interior for 10 ms.
+TEST_CASE("pair energy: backward Euler at 5 ms against Zhao at 10 ms never gains energy" * doctest::may_fail()) {
+  check_pair({0.005, 0}, {0.01, 4});
+}
