@@ -233,6 +233,62 @@ void ContactSystem::near_pairs(Index first, Index count, std::vector<NearPair>& 
   }
 }
 
+void ContactSystem::near_pairs_within(Index first, Index count, double t, double reach, double h,
+                                      std::vector<NearPair>& out) const {
+  near_pairs(first, count, out);
+  const VertexState& s = kernel_.state();
+  const auto inside = [&](Index a) { return a >= first && a - first < count; };
+  for (const TrianglePair& tp : triangle_pairs_) {
+    if (!tp.alive || tp.expanded) continue;
+    const Triangle& ta = triangles_[tp.a];
+    const Triangle& tb = triangles_[tp.b];
+    // One triangle of the body and one of another: a solid's step leaves its self
+    // pairs to the layers (SolveContact), and a body has many.
+    const bool in_a = std::all_of(ta.v.begin(), ta.v.end(), inside);
+    const bool in_b = std::all_of(tb.v.begin(), tb.v.end(), inside);
+    if (in_a == in_b) continue;
+    Vec3 lo_a = Vec3::Constant(kNever), hi_a = -lo_a, lo_b = lo_a, hi_b = hi_a;
+    double speed = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      const Vec3 xa = s.position_at(ta.v[i], t), xb = s.position_at(tb.v[i], t);
+      lo_a = lo_a.cwiseMin(xa), hi_a = hi_a.cwiseMax(xa);
+      lo_b = lo_b.cwiseMin(xb), hi_b = hi_b.cwiseMax(xb);
+      speed = std::max({speed, s.velocity(ta.v[i]).norm(), s.velocity(tb.v[i]).norm()});
+    }
+    const double gap = std::max((lo_b - hi_a).maxCoeff(), (lo_a - hi_b).maxCoeff());
+    if (gap > reach + 2.0 * h * speed) continue;
+    // expand()'s 6 vertex–triangle and 9 edge–edge pairs, in its canonical order.
+    const auto vt = [&](Index x, const Triangle& tri) {
+      std::array<Index, 3> v = tri.v;
+      std::sort(v.begin(), v.end());
+      out.push_back({PairType::VertexTriangle, {x, v[0], v[1], v[2]}});
+    };
+    const auto ee = [&](Index a, Index b, Index c, Index d) {
+      if (a > b) std::swap(a, b);
+      if (c > d) std::swap(c, d);
+      if (std::make_pair(a, b) > std::make_pair(c, d)) {
+        std::swap(a, c);
+        std::swap(b, d);
+      }
+      out.push_back({PairType::EdgeEdge, {a, b, c, d}});
+    };
+    if (ta.point) {
+      vt(ta.v[0], tb);
+      continue;
+    }
+    for (Index x : ta.v) vt(x, tb);
+    for (Index x : tb.v) vt(x, ta);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) ee(ta.v[i], ta.v[(i + 1) % 3], tb.v[j], tb.v[(j + 1) % 3]);
+  }
+  // Neighbouring triangle pairs share element pairs, and an expanded pair's are listed
+  // already: each once.
+  const auto key = [](const NearPair& p) { return std::make_pair(static_cast<int>(p.type), p.v); };
+  std::sort(out.begin(), out.end(), [&](const NearPair& a, const NearPair& b) { return key(a) < key(b); });
+  out.erase(std::unique(out.begin(), out.end(), [&](const NearPair& a, const NearPair& b) { return key(a) == key(b); }),
+            out.end());
+}
+
 ContactCounters ContactSystem::counters() const {
   ContactCounters c = counters_;
   c.certificate_reschedules =

@@ -87,6 +87,14 @@ class ContactSystem {
   /// an implicit solve of those vertices must not close (docs/phantom.md "Near pairs
   /// in the tick").
   void near_pairs(Index first, Index count, std::vector<NearPair>& out) const;
+  /// near_pairs, and also the element pairs of the collapsed triangle pairs between a
+  /// triangle of [first, first + count) and one of another body whose
+  /// triangles' boxes at time t are within `reach` plus 2 h times their fastest
+  /// vertex's speed: what a step of length h may close though the layers have not
+  /// expanded it yet (a coarse step moves a body further than kExpandClearance η(1)).
+  /// Each pair once, in expand()'s canonical vertex order.
+  void near_pairs_within(Index first, Index count, double t, double reach, double h,
+                         std::vector<NearPair>& out) const;
   const ContactParameters& params() const { return params_; }
   /// Vertex `a`'s mass is shared with `share` (its local index `local` there): a phantom
   /// body with "contact_mass": "whole" (contact/mass_share.hpp). Call before start().

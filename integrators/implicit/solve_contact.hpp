@@ -56,6 +56,11 @@ struct TickContactFeature {
   /// a solid's pair plane is as stiff as the pair's reduced mass allows, since the
   /// other side takes its force explicitly (SolveContact::add_planes).
   double other_inverse_mass = 0.0;
+  /// A pair's other point's own velocity −Σ w_j v_j (`velocity` is the two sides'
+  /// common one).
+  Vec3 other_velocity = Vec3::Zero();
+  /// The other body is a solid that plans pairs too (SolveContact::add_planes).
+  bool other_solid = false;
 };
 /// Fills `out` with the body's features at time t (the primary positions); `reach` is
 /// how far a point of the body can move in the tick (obstacle finders add the
@@ -111,6 +116,8 @@ class SolveContact {
             const Eigen::VectorXd* v = nullptr);
   const std::vector<TickPlane>& planes() const { return planes_; }
   std::vector<TickPlane>& planes() { return planes_; }
+  /// Whether plane k is a pair plane whose other side is a solid (add_planes).
+  bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
   /// After a step of h with the planes' impulses Λ: each vertex's normal load
   /// Σ Λ |w_i| / h, which the next step's planes on it must carry within a quarter of
   /// their clearance: k ≥ 4 F / c (add_planes). κ m/h² alone is far too soft where a

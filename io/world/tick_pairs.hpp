@@ -13,6 +13,7 @@ struct PairOwner {
   Index first = 0;                  ///< its first global vertex (bodies are in vertex order)
   PhantomSource* phantom = nullptr;  ///< its phantom, which takes reactions; or none
   bool plans_pairs = false;         ///< its ticks see their near pairs
+  bool solid = false;               ///< a backward-Euler or Zhao solid
 };
 
 /// A ContactFinder over the contact system's near pairs with a vertex in body `body`.
@@ -27,8 +28,10 @@ struct PairOwner {
 /// tension kicked each other apart at m/s.)
 class TickPairFinder {
  public:
+  /// `look_ahead` > 0: the step's length h of a solid, whose pairs are also those a
+  /// step may close before the layers expand them (ContactSystem::near_pairs_within).
   TickPairFinder(const VertexState& state, const ContactSystem& contact, std::vector<PairOwner> owners,
-                 std::size_t body);
+                 std::size_t body, double look_ahead = 0.0);
   void operator()(double time, double reach, std::vector<TickContactFeature>& out);
 
  private:
@@ -38,6 +41,7 @@ class TickPairFinder {
   const ContactSystem* contact_;
   std::vector<PairOwner> owners_;
   Index first_ = 0, count_ = 0;
+  double look_ahead_ = 0.0;
   std::vector<ContactSystem::NearPair> near_;
 };
 

@@ -97,10 +97,14 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
     const auto it = w.phantom_of_body.find(b);
     owners.push_back({w.scene.bodies[b].first_vertex, it == w.phantom_of_body.end() ? nullptr : it->second, false});
   }
-  for (const TickContact& t : w.tick_pairs) owners[t.body].plans_pairs = true;
+  for (const TickContact& t : w.tick_pairs) {
+    owners[t.body].plans_pairs = true;
+    owners[t.body].solid = t.solid != nullptr;
+  }
   for (TickContact& t : w.tick_pairs) {
     if (!(t.settings.clearance > 0.0)) t.settings.clearance = params.eta1;
-    t.set_pairs(TickPairFinder(w.scene.kernel->state(), *w.scene.contact, owners, t.body));
+    t.set_pairs(TickPairFinder(w.scene.kernel->state(), *w.scene.contact, owners, t.body,
+                               t.solid ? t.step() : 0.0));
   }
 }
 

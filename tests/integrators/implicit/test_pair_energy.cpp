@@ -1,0 +1,157 @@
+/// Issue 41: two solids meeting at 10 ms steps, with contact inside the steps' solves
+/// (docs/backward-euler.md "Contact inside the step"; CTest label `slow`). Found by the
+/// sweep (scripts/sweep_solids.py, tests/data/sweep/pair_*.json): two corotational
+/// blocks 2 cm apart closing at 1 m/s, no gravity. Before, at h = 10 ms the total energy
+/// went 0.57 J -> 3.87 J at the first frame after contact (backward Euler), ×31 with Zhao
+/// at m = 1, +169 % at m = 4. Measured cause (backward Euler): the pair planes came only
+/// from the contact system's expanded pairs (within 1.25 η(1) = 7.1 mm), while a step
+/// closes 10 mm: at t = 10 ms the lower block found no plane, the upper block moved into
+/// the layers, and the layers alone stopped it between the steps (lower's top layer
+/// −0.59 m/s, upper's bottom −0.41 m/s after one step, every tet of both contact layers
+/// compressed: 3.3 J elastic). With the planes found (ContactSystem::near_pairs_within),
+/// a plane placed at the other point moved with the common velocity let the other body's
+/// own step carry that point 5 mm further than the plane assumed and the gap closed into
+/// the layers again (1.19 J); the plane now takes the other point at its own velocity
+/// plus its recoil from the plane's reaction (SolveContact::add_planes). Zhao's planes,
+/// held in K, are also damped by βK, which halved their impulse at β = h
+/// (SolidSource::plan_multirate_contact).
+///
+/// Every quantity is recomputed from the kernel's state every 10 ms: kinetic Σ ½ m v²,
+/// elastic from each body's elements, the layers' potential from the contact system,
+/// linear and angular momentum (about the origin), inverted tets.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "contact/contact_system.hpp"
+#include "integrators/implicit/solid_source.hpp"
+#include "io/mesh/tet_mesh.hpp"
+#include "io/world/world.hpp"
+#include "tests/support/world_specs.hpp"
+
+using namespace clockwork;
+
+namespace {
+
+/// A block's integrator: backward Euler at h (m = 0), or Zhao at h_L = h with the
+/// contact face's layer of vertices a region at m.
+struct Integrator {
+  double h = 0.01;
+  int m = 0;
+};
+
+/// tests/data/sweep/pair_*.json: two 0.15 × 0.15 × 0.1 m corotational blocks (E 0.2 MPa,
+/// ν 0.3, 500 kg/m³, β 0.01); the upper 2 cm above the lower, moving at (0.1, 0.05, −1).
+World pair_scene(const Integrator& lower, const Integrator& upper) {
+  World w({.name = "pair", .end_time = 0.16, .frame_rate = 50, .gravity = {0, 0, 0}});
+  const auto block = [&](std::string name, const Vec3& origin, const Integrator& integrator, const Vec3& lo,
+                         const Vec3& hi) {
+    SolidSpec b = test::block_spec(std::move(name), origin, {3, 3, 2}, 0.05, {2e5, 0.3, 500},
+                                   FemKind::Corotational);
+    if (integrator.m == 0)
+      b.integrator = BackwardEulerSpec{.h = integrator.h};
+    else
+      b.integrator = test::zhao_spec(integrator.h, integrator.m, test::vertices_in_box(b.mesh.vertices, lo, hi));
+    b.material.rayleigh_beta = 0.01;
+    return b;
+  };
+  w.add_solid(block("lower", {-0.075, -0.075, -0.1}, lower, {-1, -1, -0.01}, {1, 1, 1}));
+  SolidSpec up = block("upper", {-0.05, -0.06, 0.02}, upper, {-1, -1, -1}, {1, 1, 0.03});
+  up.velocity = test::velocity({0.1, 0.05, -1.0});
+  w.add_solid(std::move(up));
+  w.enable_contact(ContactSpec{});
+  return w;
+}
+
+struct State {
+  double energy = 0.0;
+  Vec3 P = Vec3::Zero(), L = Vec3::Zero();
+  double P_scale = 0.0, L_scale = 0.0;  ///< Σ m |v|, Σ m |x × v|
+  int inverted = 0;
+};
+
+State measure(const Scene& s, double t) {
+  const VertexState& st = s.kernel->state();
+  State m;
+  for (const SolidSource* src : s.bodies_of<SolidSource>()) {
+    Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src->vertices().size()));
+    for (std::size_t i = 0; i < src->vertices().size(); ++i) {
+      const Index a = src->vertices()[i];
+      const Vec3 xa = st.position_at(a, t), va = st.velocity(a);
+      x.segment<3>(3 * static_cast<Eigen::Index>(i)) = xa;
+      m.energy += 0.5 * st.mass(a) * va.squaredNorm();
+      m.P += st.mass(a) * va;
+      m.L += st.mass(a) * xa.cross(va);
+      m.P_scale += st.mass(a) * va.norm();
+      m.L_scale += st.mass(a) * xa.cross(va).norm();
+    }
+    m.energy += src->model().value(x);
+    for (const auto& tet : src->model().tets())
+      if (tet_signed_volume(x.segment<3>(3 * tet[0]), x.segment<3>(3 * tet[1]), x.segment<3>(3 * tet[2]),
+                            x.segment<3>(3 * tet[3])) <= 0.0)
+        ++m.inverted;
+  }
+  m.energy += s.contact->potential_energy(st, t);
+  return m;
+}
+
+/// Runs the pair to 0.16 s (the contact at 10–60 ms) and checks, at every 10 ms step
+/// boundary (the steps at t not yet taken), energy ≤ initial (1 + 1e-3), |ΔP| and |ΔL|
+/// within 1e-10 of their scales, and no inverted tet.
+void check_pair(const Integrator& lower, const Integrator& upper) {
+  CAPTURE(lower.h);
+  CAPTURE(lower.m);
+  CAPTURE(upper.h);
+  CAPTURE(upper.m);
+  Scene s = test::build(pair_scene(lower, upper));
+  const State first = measure(s, 0.0);
+  double highest = first.energy, dP = 0.0, dL = 0.0;
+  int inverted = 0;
+  for (int k = 1; 0.01 * k <= 0.16 + 1e-12; ++k) {
+    const double t = 0.01 * k;
+    s.kernel->run_until(std::nextafter(t, 0.0));
+    const State m = measure(s, t);
+    highest = std::max(highest, m.energy);
+    dP = std::max(dP, (m.P - first.P).norm() / first.P_scale);
+    dL = std::max(dL, (m.L - first.L).norm() / first.L_scale);
+    inverted = std::max(inverted, m.inverted);
+  }
+  MESSAGE(fmt::format("lower h {} m {}, upper h {} m {}: highest {:.4g} J of {:.4g} J, |dP| {:.2g}, |dL| {:.2g}",
+                      lower.h, lower.m, upper.h, upper.m, highest, first.energy, dP, dL));
+  CHECK(highest <= first.energy * (1.0 + 1e-3));
+  CHECK(dP <= 1e-10);
+  CHECK(dL <= 1e-10);
+  CHECK(inverted == 0);
+}
+
+}  // namespace
+
+TEST_CASE("pair energy: backward Euler and Zhao m = 4 blocks meeting at 10 ms steps never gain energy and keep momentum") {
+  check_pair({0.01, 0}, {0.01, 0});
+  check_pair({0.01, 4}, {0.01, 4});
+}
+
+// Not fixed yet (issue 41): a Zhao region at m = 1 on either side, or met by backward
+// Euler at 5 ms. Measured (pair_zhao_m1_zhao_m1, h_L 10 ms): the lower block's planes
+// now push at t = 10 ms (149 kept, Σ Λ_z −0.28 N s: its top layer −0.32 m/s) but the upper
+// block's bottom layer, set to +0.015 m/s by the reaction, is pulled back to −0.68 m/s
+// by its own step (its interior still at −1 m/s), so the gap closes to 3.6 mm, inside
+// η(1) = 5.7 mm: the layers then kick the bottom layer to +2.9 m/s between the steps and
+// the two-sided planes of the next large steps pull as well as push. Highest total
+// here, after (before) the fix: m = 1 both 11.2 J (18.5 J), m = 1 against m = 4 11.8 J
+// (22.5 J), backward Euler 5 ms against m = 1 9.9 J (7.5 J: worse).
+TEST_CASE("pair energy: Zhao m = 1 blocks meeting at 10 ms steps never gain energy" * doctest::may_fail()) {
+  check_pair({0.01, 1}, {0.01, 1});
+  check_pair({0.005, 0}, {0.01, 1});
+  check_pair({0.01, 1}, {0.01, 4});
+}
+
+// Not fixed yet either: steps of different lengths (backward Euler 5 ms planning
+// against a 10 ms Zhao block at m = 4, sweep 'pair_be_zhao_m4': +98 % at the frames,
+// +76 % before). The 5 ms planner predicts the other block's point over its own 5 ms,
+// but the other block's step pulls its face on with its interior for 10 ms.
+TEST_CASE("pair energy: backward Euler at 5 ms against Zhao at 10 ms never gains energy" * doctest::may_fail()) {
+  check_pair({0.005, 0}, {0.01, 4});
+}
