@@ -240,13 +240,7 @@ void ContactSystem::expand(EventSlot slot) {
     return add_element_pair(PairType::VertexTriangle, {x, s[0], s[1], s[2]}, id);
   };
   const auto ee = [&](Index a, Index b, Index c, Index d) {
-    if (a > b) std::swap(a, b);
-    if (c > d) std::swap(c, d);
-    if (std::make_pair(a, b) > std::make_pair(c, d)) {
-      std::swap(a, c);
-      std::swap(b, d);
-    }
-    return add_element_pair(PairType::EdgeEdge, {a, b, c, d}, 0);
+    return add_element_pair(PairType::EdgeEdge, canonical_edge_pair(a, b, c, d), 0);
   };
   const std::uint32_t ia = tp.a, ib = tp.b;
   const std::array<Index, 3> a = triangles_[ia].v, b = triangles_[ib].v;

@@ -264,13 +264,7 @@ void ContactSystem::near_pairs_within(Index first, Index count, double t, double
       out.push_back({PairType::VertexTriangle, {x, v[0], v[1], v[2]}});
     };
     const auto ee = [&](Index a, Index b, Index c, Index d) {
-      if (a > b) std::swap(a, b);
-      if (c > d) std::swap(c, d);
-      if (std::make_pair(a, b) > std::make_pair(c, d)) {
-        std::swap(a, c);
-        std::swap(b, d);
-      }
-      out.push_back({PairType::EdgeEdge, {a, b, c, d}});
+      out.push_back({PairType::EdgeEdge, canonical_edge_pair(a, b, c, d)});
     };
     if (ta.point) {
       vt(ta.v[0], tb);

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "contact/contact_parameters.hpp"
@@ -244,6 +245,18 @@ class ContactSystem {
   /// Adds a reference to the element pair (creating it); its slot, or kNoPair for a
   /// pair of four kinematic vertices (never needed).
   EventSlot add_element_pair(PairType type, const std::array<Index, 4>& v, std::uint32_t triangle);
+  /// The edge–edge pair (a, b)–(c, d) in its canonical vertex order (each edge's ends
+  /// ascending, the smaller edge first), so that pairs shared by neighbouring triangle
+  /// pairs coincide.
+  static std::array<Index, 4> canonical_edge_pair(Index a, Index b, Index c, Index d) {
+    if (a > b) std::swap(a, b);
+    if (c > d) std::swap(c, d);
+    if (std::make_pair(a, b) > std::make_pair(c, d)) {
+      std::swap(a, c);
+      std::swap(b, d);
+    }
+    return {a, b, c, d};
+  }
   void release_element_pair(EventSlot slot);
   void destroy_pair(EventSlot slot);
   /// Activates layers while the pair is within η(depth+1), then certifies the rest.
