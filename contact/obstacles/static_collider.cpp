@@ -48,6 +48,20 @@ StaticCollider StaticCollider::ground(const Vec3& centre, double half_size, doub
   return box(centre - Vec3(s, s, s), centre + Vec3(s, s, 0.0), mu);
 }
 
+StaticCollider StaticCollider::grown(double d) const {
+  StaticCollider c = *this;
+  switch (c.shape) {
+    case Shape::Plane: c.a += d * c.b; break;
+    case Shape::Sphere:
+    case Shape::Capsule: c.radius += d; break;
+    case Shape::Box:
+      c.a -= Vec3::Constant(d);
+      c.b += Vec3::Constant(d);
+      break;
+  }
+  return c;
+}
+
 std::string StaticCollider::shape_name() const {
   switch (shape) {
     case Shape::Plane: return "plane";

@@ -36,6 +36,9 @@ struct StaticCollider {
   static StaticCollider ground(const Vec3& centre, double half_size, double mu = 0.0);
 
   Closest closest(const Vec3& x) const;
+  /// This body grown by `d` along its outward normals (a plane moved out, the radius
+  /// of a sphere or capsule and every side of a box grown).
+  StaticCollider grown(double d) const;
   /// "plane", "sphere", ...
   std::string shape_name() const;
 };

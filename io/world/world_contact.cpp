@@ -108,20 +108,6 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
   }
 }
 
-/// `c` grown by `d` along its outward normals (a plane moved out, radii and a box grown).
-StaticCollider grown(StaticCollider c, double d) {
-  switch (c.shape) {
-    case StaticCollider::Shape::Plane: c.a += d * c.b; break;
-    case StaticCollider::Shape::Sphere:
-    case StaticCollider::Shape::Capsule: c.radius += d; break;
-    case StaticCollider::Shape::Box:
-      c.a -= Vec3::Constant(d);
-      c.b += Vec3::Constant(d);
-      break;
-  }
-  return c;
-}
-
 }  // namespace
 
 void World::Impl::build_contact(const ContactSpec& spec, const WorldSettings& settings) {
@@ -176,7 +162,7 @@ void World::Impl::build_contact(const ContactSpec& spec, const WorldSettings& se
                      scene.bodies[o.body].name, o.moves ? "it moves" : "a mesh without an exact surface");
         continue;
       }
-      colliders.push_back(grown(*o.surface, 2.0 * params.eta1));
+      colliders.push_back(o.surface->grown(2.0 * params.eta1));
       colliders.back().friction = params.friction;
     }
     source->add_colliders(colliders);
