@@ -349,19 +349,20 @@ class SceneReader {
     spec.name = o.at("name").file_name();
     spec.origin = json_origin(o);
     const JsonField shape = o.at("shape");
-    std::optional<TriangleMesh> mesh;
+    std::optional<ObstacleShape> read;
     try {
-      mesh = read_obstacle_shape(shape, world_->budget());
+      read = read_obstacle_shape(shape, world_->budget());
     } catch (const std::invalid_argument& e) {
       shape.fail(e.what());
     }
-    if (!mesh) {
+    if (read) {
+      spec.mesh = std::move(read->mesh);
+      spec.surface = read->surface;
+    } else {
       std::string kind = shape.at("type").choice(
           {"ground", "sphere", "cylinder", "capsule", "grid", "disk", "hat", "obj", "mesh"});
-      mesh = read_shape(shape, base_dir_, kind, world_->budget());
+      spec.mesh = read_shape(shape, base_dir_, kind, world_->budget());
     }
-    spec.mesh = std::move(*mesh);
-    spec.surface = obstacle_surface(shape);
     if (auto motion = o.find("motion")) {
       std::vector<Index> all(spec.mesh.vertices.size());
       for (Index a = 0; a < all.size(); ++a) all[a] = a;

@@ -69,18 +69,7 @@ ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& 
   return p;
 }
 
-std::optional<StaticCollider> obstacle_surface(const JsonField& shape) {
-  const std::string type = shape.at("type").string();
-  if (type == "ground") {
-    return StaticCollider::ground(shape.at("center").vec3(), shape.at("half_size").number());
-  }
-  if (type == "sphere") return StaticCollider::sphere(shape.at("center").vec3(), shape.at("radius").number());
-  if (type == "capsule")
-    return StaticCollider::capsule(shape.at("a").vec3(), shape.at("b").vec3(), shape.at("radius").number());
-  return std::nullopt;
-}
-
-std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget) {
+std::optional<ObstacleShape> read_obstacle_shape(const JsonField& shape, SceneBudget& budget) {
   const std::string type = shape.at("type").string();
   // The generators validate their arguments too; the reader names the field first.
   const auto count = [&](const SchemaObject& s, const char* key, int def) {
@@ -92,26 +81,35 @@ std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBud
     budget.need_memory(shape.has("divisions") ? shape.at("divisions") : shape,
                        (n + 1.0) * (n + 1.0) * kBytesPerVertex + 2.0 * n * n * kBytesPerTriangle,
                        fmt::format("{0} × {0} divisions: {1:.0f} triangles", n, 2.0 * n * n));
-    return make_ground(shape.at("center").vec3(), s.required_number("half_size"), n);
+    const Vec3 center = shape.at("center").vec3();
+    const double half_size = s.required_number("half_size");
+    return ObstacleShape{make_ground(center, half_size, n), StaticCollider::ground(center, half_size)};
   }
   if (type == "sphere") {
     const SchemaObject s(shape, "obstacle.sphere");
-    return make_sphere(shape.at("center").vec3(), s.required_number("radius"), count(s, "subdivisions", 3));
+    const Vec3 center = shape.at("center").vec3();
+    const double radius = s.required_number("radius");
+    return ObstacleShape{make_sphere(center, radius, count(s, "subdivisions", 3)),
+                         StaticCollider::sphere(center, radius)};
   }
   if (type == "cylinder") {
     const SchemaObject s(shape, "obstacle.cylinder");
     const JsonField axis = shape.at("axis");
     const Vec3 a = axis.vec3();
     if (a.norm() == 0.0) axis.fail("must be non-zero");
-    return make_cylinder(shape.at("base").vec3(), a.normalized(), s.required_number("radius"),
-                         s.required_number("length"), count(s, "segments", 24), count(s, "rings", 8),
-                         s.boolean("capped").value_or(true));
+    // No exact surface: a capped cylinder is not one of the §6 colliders.
+    return ObstacleShape{make_cylinder(shape.at("base").vec3(), a.normalized(), s.required_number("radius"),
+                                       s.required_number("length"), count(s, "segments", 24),
+                                       count(s, "rings", 8), s.boolean("capped").value_or(true)),
+                         std::nullopt};
   }
   if (type == "capsule") {
     const SchemaObject s(shape, "obstacle.capsule");
     const Vec3 a = shape.at("a").vec3(), b = shape.at("b").vec3();
     if ((b - a).norm() == 0.0) shape.at("b").fail("must differ from a");
-    return make_capsule(a, b, s.required_number("radius"), count(s, "segments", 24), count(s, "rings", 6));
+    const double radius = s.required_number("radius");
+    return ObstacleShape{make_capsule(a, b, radius, count(s, "segments", 24), count(s, "rings", 6)),
+                         StaticCollider::capsule(a, b, radius)};
   }
   return std::nullopt;
 }

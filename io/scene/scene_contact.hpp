@@ -42,13 +42,17 @@ struct ContactScale {
 ContactParameters resolve_contact(const ContactSettings& s, const ContactScale& scale,
                                   const SpecOrigin& where);
 
+/// An obstacle shape as read: its triangles for the penalty layers and, where the shape
+/// has one, its exact surface — ground (a box below its square, as deep as it is wide),
+/// sphere, capsule — for Schroeder solids' §6 collisions. One reading feeds both paths.
+struct ObstacleShape {
+  TriangleMesh mesh;
+  std::optional<StaticCollider> surface;
+};
+
 /// Obstacle shapes: ground, sphere, cylinder, capsule (plus the body shapes, read by
 /// the caller). Returns std::nullopt for a type this function does not know.
 /// A ground's memory is estimated into `budget` before it is built.
-std::optional<TriangleMesh> read_obstacle_shape(const JsonField& shape, SceneBudget& budget);
-/// The exact surface of an obstacle shape that has one — ground (a box below its square,
-/// as deep as it is wide), sphere, capsule — for Schroeder solids' §6 collisions; call
-/// after read_obstacle_shape accepted the shape.
-std::optional<StaticCollider> obstacle_surface(const JsonField& shape);
+std::optional<ObstacleShape> read_obstacle_shape(const JsonField& shape, SceneBudget& budget);
 
 }  // namespace clockwork

@@ -184,7 +184,8 @@ std::map<std::string, std::function<bool(const json&)>> omitted_equals_given(con
       SceneBudget budget;
       json given = shape;
       given[key] = value;
-      return same_mesh(*read_obstacle_shape(field(shape), budget), *read_obstacle_shape(field(given), budget));
+      return same_mesh(read_obstacle_shape(field(shape), budget)->mesh,
+                       read_obstacle_shape(field(given), budget)->mesh);
     };
   };
   const json ground = {{"type", "ground"}, {"center", {0, 0, 0}}, {"half_size", 1.0}};
