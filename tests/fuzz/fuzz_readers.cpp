@@ -54,9 +54,10 @@ namespace {
 
 // A reader call taking longer is a hang (issue 42's 10 s, in Release). Under ASan the
 // same code runs 5-10 times slower: a legitimate 25k-triangle cloth with contact loads
-// in 6 s in Release and 41 s under the sanitizers.
+// in 6 s in Release and 41 s under the sanitizers, twice that when the campaign shares
+// a core with another test (CTest runs it beside the others there: tests/CMakeLists.txt).
 #if defined(__SANITIZE_ADDRESS__)
-constexpr int kCallSeconds = 60;
+constexpr int kCallSeconds = 150;
 #else
 constexpr int kCallSeconds = 10;
 #endif
