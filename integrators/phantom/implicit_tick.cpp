@@ -127,34 +127,18 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
   // assembly starts from the potential's again): analyse whenever either factor's
   // pattern was extended, since equal counts would not prove equal patterns.
   hessian_.makeCompressed();
-  const bool block = settings_.factorization == TickFactorization::VertexBlock;
   if (extended || analyzed_extended_ || analyzed_nonzeros_ != hessian_.nonZeros()) {
     analyzed_extended_ = extended;
     analyzed_nonzeros_ = hessian_.nonZeros();
-    if (block) {
-      [[maybe_unused]] const bool ok = chol_.analyze(hessian_);
-      assert(ok);  // square, 3 DOFs per vertex, compressed
-    } else {
-      llt_.analyzePattern(hessian_);
-    }
+    cholesky_.reset_pattern();  // the next factorisation analyses this one
   }
   ++factorizations_;
-  if (block) {
-    have_factor_ = chol_.factorize(hessian_);
-  } else {
-    llt_.factorize(hessian_);
-    have_factor_ = llt_.info() == Eigen::Success;
-  }
+  have_factor_ = cholesky_.try_cholesky(hessian_);
   return have_factor_;
 }
 
-void ImplicitTickSolver::apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) const {
-  if (settings_.factorization == TickFactorization::VertexBlock) {
-    out = b;
-    chol_.solve_in_place(out);
-  } else {
-    out = llt_.solve(b);
-  }
+void ImplicitTickSolver::apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) {
+  cholesky_.solve(b, out);
 }
 
 double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
