@@ -270,13 +270,19 @@ Sparse spd_matrix(int n) {
   return A;
 }
 
+/// n entries uniform in [−1, 1], from `seed`.
+Vector random_vector(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Vector v(n);
+  for (int i = 0; i < n; ++i) v[i] = u(rng);
+  return v;
+}
+
 TEST_CASE("nonlinear: nonlinear CG's direction (Polak–Ribière+) descends and minimises a quadratic") {
   const int n = 30;
   const Sparse A = spd_matrix(n);
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Vector b(n);
-  for (int i = 0; i < n; ++i) b[i] = u(rng);
+  const Vector b = random_vector(n, 9);
   const Vector diag = A.diagonal();
   const auto energy = [&](const Vector& x) { return 0.5 * x.dot(A * x) - b.dot(x); };
   Vector x = Vector::Zero(n), d, z, trial;
@@ -326,10 +332,7 @@ TEST_CASE("nonlinear: nonlinear CG's direction (Polak–Ribière+) descends and 
 TEST_CASE("nonlinear: filtered PCG solves an SPD system to tolerance and keeps the filtered components") {
   const int n = 40;
   const Sparse A = spd_matrix(n);
-  std::mt19937 rng(13);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Vector b(n);
-  for (int i = 0; i < n; ++i) b[i] = u(rng);
+  const Vector b = random_vector(n, 13);
   const Vector diag = A.diagonal();
   const auto apply_a = [&](const Vector& in, Vector& out) { out = A * in; };
   const auto jacobi = [&](const Vector& r, Vector& z) { z = r.cwiseQuotient(diag); };
