@@ -1,6 +1,7 @@
 #include "integrators/implicit/backward_euler.hpp"
 
 #include "integrators/implicit/energy_safeguard.hpp"
+#include "integrators/solvers/nonlinear.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -102,10 +103,7 @@ void build_reduced_pattern(const Sparse& K, const std::vector<bool>& fixed, std:
     for (Sparse::InnerIterator it(K, c); it; ++it)
       if (reduced_of[it.row()] >= 0 && reduced_of[c] >= 0)
         value_map[static_cast<std::size_t>(&it.valueRef() - K.valuePtr())] = k++;
-  diagonal.assign(full_of.size(), -1);
-  for (Eigen::Index c = 0; c < H.outerSize(); ++c)
-    for (Sparse::InnerIterator it(H, c); it; ++it)
-      if (it.row() == c) diagonal[c] = static_cast<int>(&it.valueRef() - H.valuePtr());
+  diagonal = diagonal_positions(H);
 }
 
 }  // namespace
@@ -221,19 +219,20 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
       }
     }
     if (measure)
-      reference = std::sqrt(parts[0]) + h * h * (std::sqrt(parts[1]) + std::sqrt(parts[2])) +
-                  std::sqrt(parts[3]) + h * h * std::sqrt(parts[4]);
+      reference = gradient_scale({std::sqrt(parts[0]), h * h * (std::sqrt(parts[1]) + std::sqrt(parts[2])),
+                                  std::sqrt(parts[3]), h * h * std::sqrt(parts[4])});
     return w.g_free.norm();
   };
 
   BackwardEulerReport report;
   double g_norm = gradient(w.u, true);
-  report.threshold = s.tolerance * reference;
+  const ConvergenceTest test(s.tolerance, reference);
+  report.threshold = test.threshold;
   double e = at_end ? 0.0 : objective(w.u);
   // Newton's iterations from w.u: `linearised`, the one full step of max_newton = 1;
   // otherwise with line search, up to `cap` solves in all. False: a factorisation failed.
   const auto newton = [&](int cap, bool linearised) {
-    while (report.newton_iterations < cap && !(g_norm <= report.threshold)) {
+    while (report.newton_iterations < cap && !test.met(g_norm)) {
       if (constant_k && w.factored_h == h && !w.factored_with_planes && !pushing(x_io)) {
         report.regularization = std::max(report.regularization, w.factored_mu);
       } else if (!factor_hessian(h, x_io, moved, report)) {
@@ -250,42 +249,37 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
         g_norm = gradient(w.u, false);
         break;
       }
-      double t = 1.0;
-      bool accepted = false;
+      double t = 0.0;
       if (at_end) {
         // No objective: backtrack on the residual's norm. The Jacobian leaves out the
         // third-derivative term β (∂K/∂x · d) u, so a full step is not always a descent.
-        for (; t > 1e-10; t *= 0.5) {
-          w.trial = w.u + t * w.d;
-          const double g_trial = gradient(w.trial, false);
-          if (g_trial < g_norm) {
-            w.u.swap(w.trial);
-            g_norm = g_trial;
-            accepted = true;
-            break;
-          }
-        }
-        if (!accepted) break;
+        double g_trial = 0.0;
+        t = backtrack([&](double step) {
+          w.trial = w.u + step * w.d;
+          g_trial = gradient(w.trial, false);
+          return g_trial < g_norm;
+        });
+        if (t == 0.0) break;
+        w.u.swap(w.trial);
+        g_norm = g_trial;
       } else {
         // Backtracking line search, Armijo condition g(u + t d) ≤ g(u) + c t ∇gᵀd.
         const double slope = -w.g_free.dot(w.d_free);  // g_free holds −∇g here
-        if (!(slope < 0.0)) break;                     // not a descent direction (fix None)
-        const double noise = 1e-13 * magnitude;
-        for (; t > 1e-10; t *= 0.5) {
-          w.trial = w.u + t * w.d;
-          const double e_trial = objective(w.trial);
-          if (e_trial <= e + 1e-4 * t * slope + noise) {
-            w.u.swap(w.trial);
-            e = e_trial;
-            accepted = true;
-            break;
-          }
+        const LineSearchResult ls = armijo_line_search(e, slope, 1e-13 * magnitude, [&](double step) {
+          w.trial = w.u + step * w.d;
+          return objective(w.trial);
+        });
+        if (!ls.descent) break;  // not a descent direction (fix None)
+        if (ls.accepted()) {
+          w.u.swap(w.trial);
+          e = ls.energy;
         }
+        t = ls.step;
         g_norm = gradient(w.u, false);
-        if (!accepted) break;
+        if (!ls.accepted()) break;
       }
       // A step below the rounding of the displacement cannot change u any more.
-      if (t * w.d.lpNorm<Eigen::Infinity>() <= 1e-15 * w.u.lpNorm<Eigen::Infinity>()) break;
+      if (step_negligible(t * w.d.lpNorm<Eigen::Infinity>(), w.u.lpNorm<Eigen::Infinity>(), 1e-15)) break;
     }
     return true;
   };
@@ -325,7 +319,7 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
     return report;  // x, v untouched
   }
   report.gradient_norm = g_norm;
-  report.converged = g_norm <= report.threshold;
+  report.converged = test.met(g_norm);
   if (std::none_of(fixed.begin(), fixed.end(), [](bool f) { return f; }))
     shift_to_exact_momentum(h, x_io, v_io, f_ext);
   if (s.linear != LinearSolverKind::Cholesky) w.v_prev = v_io;
@@ -421,15 +415,11 @@ bool BackwardEuler::factor_hessian(double h, const Vector& x_n, bool moved,
   double mu = 0.0;
   if (s.fix == DefinitenessFix::GlobalRegularization) {
     // Lecture notes, "Definiteness-fix, Opt 1": H + μI, μ ×10 until Cholesky succeeds.
-    double largest = 0.0;
-    for (Eigen::Index r = 0; r < nr; ++r) largest = std::max(largest, std::abs(H[w.diagonal[r]]));
-    while (!(factored = w.solver.try_cholesky(w.H))) {
-      const double next = mu == 0.0 ? 1e-6 * largest : 10.0 * mu;
-      if (!(next > 0.0 && next <= 1e30 * largest)) break;  // also a zero or NaN diagonal
-      for (Eigen::Index r = 0; r < nr; ++r) H[w.diagonal[r]] += next - mu;
-      mu = next;
-      ++report.regularizations;
-    }
+    const Regularization fix = regularize_until_factored(
+        w.H, w.diagonal, [&](const Sparse& A) { return w.solver.try_cholesky(A); });
+    factored = fix.factored;
+    mu = fix.mu;
+    report.regularizations += fix.increases;
     report.regularization = std::max(report.regularization, mu);
     if (factored && s.linear != LinearSolverKind::Cholesky) factored = w.solver.factorize(w.H, refresh);
   } else {

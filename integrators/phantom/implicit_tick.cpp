@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "integrators/solvers/nonlinear.hpp"
+
 namespace clockwork {
 namespace {
 
@@ -125,54 +127,34 @@ bool ImplicitTickSolver::factor(const TickProblem& p, const Eigen::VectorXd& x) 
   // assembly starts from the potential's again): analyse whenever either factor's
   // pattern was extended, since equal counts would not prove equal patterns.
   hessian_.makeCompressed();
-  const bool block = settings_.factorization == TickFactorization::VertexBlock;
   if (extended || analyzed_extended_ || analyzed_nonzeros_ != hessian_.nonZeros()) {
     analyzed_extended_ = extended;
     analyzed_nonzeros_ = hessian_.nonZeros();
-    if (block) {
-      [[maybe_unused]] const bool ok = chol_.analyze(hessian_);
-      assert(ok);  // square, 3 DOFs per vertex, compressed
-    } else {
-      llt_.analyzePattern(hessian_);
-    }
+    cholesky_.reset_pattern();  // the next factorisation analyses this one
   }
   ++factorizations_;
-  if (block) {
-    have_factor_ = chol_.factorize(hessian_);
-  } else {
-    llt_.factorize(hessian_);
-    have_factor_ = llt_.info() == Eigen::Success;
-  }
+  have_factor_ = cholesky_.try_cholesky(hessian_);
   return have_factor_;
 }
 
-void ImplicitTickSolver::apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) const {
-  if (settings_.factorization == TickFactorization::VertexBlock) {
-    out = b;
-    chol_.solve_in_place(out);
-  } else {
-    out = llt_.solve(b);
-  }
+void ImplicitTickSolver::apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) {
+  cholesky_.solve(b, out);
 }
 
 double ImplicitTickSolver::line_search(const TickProblem& p, Eigen::VectorXd& x,
                                        const Eigen::VectorXd& g, const Eigen::VectorXd& d,
                                        double& e) {
-  const double e0 = e;
-  const double slope = g.dot(d);
-  if (!(slope < 0.0)) return 0.0;
   // Energies are sums of large terms: below this, differences are rounding.
-  const double noise = 1e-13 * (std::abs(e0) + 1.0);
-  for (double alpha = 1.0; alpha > 1e-10; alpha *= 0.5) {
+  const double noise = 1e-13 * (std::abs(e) + 1.0);
+  const LineSearchResult r = armijo_line_search(e, g.dot(d), noise, [&](double alpha) {
     trial_ = x + alpha * d;
-    const double e_trial = energy(p, trial_);
-    if (e_trial <= e0 + 1e-4 * alpha * slope + noise) {
-      x.swap(trial_);
-      e = e_trial;
-      return alpha;
-    }
+    return energy(p, trial_);
+  });
+  if (r.accepted()) {
+    x.swap(trial_);
+    e = r.energy;
   }
-  return 0.0;
+  return r.step;
 }
 
 TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
@@ -191,6 +173,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     damping_ *= settings_.rayleigh_beta;
   }
   // Convergence scale: the two parts of the gradient at x = q̃.
+  ConvergenceTest test;
   {
     double inertia = 0.0;
     for (std::size_t a = 0; a < p.mass->size(); ++a)
@@ -201,9 +184,12 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     double force = 0.0;
     for (std::size_t a = 0; a < p.mass->size(); ++a)
       if ((*p.free)[a]) force += grad_v_.segment<3>(3 * a).squaredNorm();
-    report.threshold = settings_.tolerance * (std::sqrt(inertia) + settings_.theta * std::sqrt(force));
+    test = ConvergenceTest(settings_.tolerance,
+                           gradient_scale({std::sqrt(inertia), settings_.theta * std::sqrt(force)}));
+    report.threshold = test.threshold;
   }
-  Eigen::VectorXd g, d, z, z_old, g_old;
+  Eigen::VectorXd g, d, z;
+  NcgHistory ncg;  // Polak–Ribière+'s last z and g
   double e = energy(p, x);  // first: it takes ∇V too, which gradient() then reuses
   gradient(p, x, g);
   int since_factor = 0;        // iterations since the factor was made or the tick began
@@ -215,7 +201,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
   ++ticks_since_refresh_;
   for (; report.iterations < settings_.max_iterations; ++report.iterations) {
     report.gradient_norm = g.norm();
-    if (report.gradient_norm <= report.threshold) {
+    if (test.met(report.gradient_norm)) {
       report.converged = true;
       break;
     }
@@ -225,19 +211,11 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       d = -d;
     } else {
       apply_inverse(g, z);
-      if (report.iterations == 0) {
-        d = -z;
-      } else {
-        const double beta = std::max(0.0, g.dot(z - z_old) / g_old.dot(z_old));
-        d = -z + beta * d;
-        if (g.dot(d) >= 0.0) d = -z;  // not a descent direction: restart
-      }
-      z_old = z;
-      g_old = g;
+      ncg_direction(g, z, report.iterations == 0, ncg, d);
     }
     // A step below the rounding of the positions cannot change x: the gradient is at
     // its floating-point floor (stiff terms), which counts as converged.
-    if (d.lpNorm<Eigen::Infinity>() <= 1e-13 * (1.0 + x.lpNorm<Eigen::Infinity>())) {
+    if (step_negligible(d.lpNorm<Eigen::Infinity>(), x.lpNorm<Eigen::Infinity>(), 1e-13, 1.0)) {
       report.converged = true;
       break;
     }
@@ -257,9 +235,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
       ticks_since_refresh_ = 1;
       gradient(p, x, g);
       apply_inverse(g, z);
-      d = -z;
-      z_old = z;
-      g_old = g;
+      ncg_direction(g, z, /*restart=*/true, ncg, d);
       if (alpha == 0.0) {
         if (line_search(p, x, g, d, e) == 0.0) break;
         factor_fresh = false;
@@ -270,7 +246,7 @@ TickReport ImplicitTickSolver::solve(const TickProblem& p, Eigen::VectorXd& x) {
     gradient(p, x, g);
   }
   report.gradient_norm = g.norm();
-  report.converged = report.converged || report.gradient_norm <= report.threshold;
+  report.converged = report.converged || test.met(report.gradient_norm);
   return report;
 }
 

@@ -29,11 +29,13 @@
 /// at the phantom's current position — a relative gradient norm — or a step below
 /// the rounding of the positions (the gradient's floating-point floor on stiff
 /// cloth, where it can exceed the relative bound).
-#include <Eigen/SparseCholesky>
+/// The line search, the convergence test and NCG's direction are the shared
+/// integrators/solvers/nonlinear.hpp's, the sparse Cholesky linear_solvers.hpp's; the
+/// energy, its caches and the factorisation schedule are the tick's own.
 #include <string>
 #include <vector>
 
-#include "integrators/solvers/block_cholesky.hpp"
+#include "integrators/solvers/linear_solvers.hpp"
 #include "integrators/energy/body_potential.hpp"
 #include "integrators/energy/tick_plane.hpp"
 
@@ -86,7 +88,10 @@ struct TickReport {
 class ImplicitTickSolver {
  public:
   ImplicitTickSolver(const BodyPotential& potential, ImplicitSolverSettings settings)
-      : potential_(potential), settings_(settings) {}
+      : potential_(potential),
+        settings_(settings),
+        cholesky_(LinearSolverKind::Cholesky, 0.0, 1,
+                  settings.factorization == TickFactorization::VertexBlock) {}
 
   /// Minimises E from the initial guess in `x` (prescribed entries already set);
   /// returns the iterate with the least energy found.
@@ -124,7 +129,7 @@ class ImplicitTickSolver {
   /// rows and columns replaced by the identity (scaled by m/h²).
   bool factor(const TickProblem& p, const Eigen::VectorXd& x);
   /// out = (the factored matrix)⁻¹ b, by whichever factorisation the settings chose.
-  void apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out) const;
+  void apply_inverse(const Eigen::VectorXd& b, Eigen::VectorXd& out);
   /// Backtracking Armijo along d from x with energy e; returns the step taken (0:
   /// none) and leaves x and e at the accepted point.
   double line_search(const TickProblem& p, Eigen::VectorXd& x, const Eigen::VectorXd& g,
@@ -139,8 +144,7 @@ class ImplicitTickSolver {
   const BodyPotential& potential_;
   ImplicitSolverSettings settings_;
   BodyPotential::Sparse hessian_, damping_;
-  Eigen::SimplicialLLT<BodyPotential::Sparse> llt_;
-  VertexBlockCholesky chol_;
+  SparseSpdSolver cholesky_;  ///< sparse Cholesky, by vertex blocks or scalar (settings)
   Eigen::Index analyzed_nonzeros_ = -1;  ///< hessian_'s when the factor was analysed
   bool analyzed_extended_ = false;       ///< that pattern held plane entries (Newton)
   bool have_factor_ = false;

@@ -335,37 +335,13 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
       dist_.apply_scaled(out, eps);  // Π_ε B̃ Π_ε u
       out += tmp2_;
     };
-    op(u_, q_);
-    res_ = b_ - q_;
-    filter_contacts(res_);
-    const double bnorm = b_.norm();
-    const double goal = settings_.cg_tolerance * bnorm;
-    int it = 0;
-    double rnorm = res_.norm();
-    if (rnorm > goal) {
-      z_ = res_.cwiseQuotient(diag_);
-      filter_contacts(z_);
-      dir_ = z_;
-      double rz = res_.dot(z_);
-      while (it < settings_.cg_max_iterations) {
-        ++it;
-        op(dir_, q_);
-        filter_contacts(q_);
-        const double pq = dir_.dot(q_);
-        if (!(pq > 0.0)) break;
-        const double a = rz / pq;
-        u_ += a * dir_;
-        res_ -= a * q_;
-        rnorm = res_.norm();
-        if (rnorm <= goal) break;
-        z_ = res_.cwiseQuotient(diag_);
-        filter_contacts(z_);
-        const double rz_new = res_.dot(z_);
-        dir_ = z_ + (rz_new / rz) * dir_;
-        rz = rz_new;
-      }
-      if (rnorm > goal) ++counters_.unconverged;
-    }
+    // [BW98]'s modified PCG (nonlinear.hpp), the §6 contacts its filter.
+    const PcgReport cg = filtered_pcg(
+        op, [&](const Vector& r, Vector& z) { z = r.cwiseQuotient(diag_); },
+        [&](Vector& y) { filter_contacts(y); }, b_, u_, settings_.cg_tolerance,
+        settings_.cg_max_iterations, pcg_);
+    if (!cg.converged) ++counters_.unconverged;
+    const int it = cg.iterations;
     ++counters_.solves;
     counters_.cg_iterations += static_cast<std::uint64_t>(it);
     counters_.max_cg_iterations = std::max(counters_.max_cg_iterations, it);

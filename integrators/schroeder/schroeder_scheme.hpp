@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "integrators/implicit/backward_euler.hpp"
+#include "integrators/solvers/nonlinear.hpp"
 #include "integrators/schroeder/schroeder_projection.hpp"
 #include "contact/obstacles/static_collider.hpp"
 #include "integrators/fem/tet_fem.hpp"
@@ -314,7 +315,8 @@ class SchroederStepper {
   Sparse K_E_, K_I_;
   Vector x_KE_, x_KI_;  ///< positions of the last corotational K_E, K_I
   // Per-solve buffers (allocation-free after the first step).
-  Vector f_E_, f_I_, r_, b_, u_, res_, dir_, q_, tmp_, tmp2_, diag_, z_, kb_, dv_, dstar_, w_;
+  Vector f_E_, f_I_, r_, b_, u_, q_, tmp_, tmp2_, diag_, z_, kb_, dv_, dstar_, w_;
+  PcgWorkspace pcg_;  ///< the filtered PCG's residual, directions and products
   std::vector<int> colliding_;  ///< per vertex: collider index of §6 contact, or −1
   static constexpr int kReleased = -2;  ///< colliding_ while solving: released this update
   static constexpr double kOnSurface = 1e-12;  ///< m: a landing this close is a contact

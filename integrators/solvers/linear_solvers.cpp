@@ -48,8 +48,9 @@ struct SparseSpdSolver::Impl {
   bool cg_analyzed = false;
 };
 
-SparseSpdSolver::SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations)
-    : kind_(kind), tolerance_(tolerance), impl_(std::make_unique<Impl>()) {
+SparseSpdSolver::SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations,
+                                 bool vertex_blocks)
+    : kind_(kind), tolerance_(tolerance), vertex_blocks_(vertex_blocks), impl_(std::make_unique<Impl>()) {
   const auto setup = [&](auto& cg) {
     cg.setTolerance(tolerance);
     cg.setMaxIterations(max_iterations);
@@ -73,7 +74,7 @@ void SparseSpdSolver::reset_pattern() {
 
 bool SparseSpdSolver::try_cholesky(const Sparse& A) {
   if (!impl_->llt_analyzed) {
-    impl_->use_block = A.rows() % 3 == 0 && A.isCompressed() && impl_->block.analyze(A);
+    impl_->use_block = vertex_blocks_ && A.rows() % 3 == 0 && A.isCompressed() && impl_->block.analyze(A);
     if (!impl_->use_block) impl_->llt.analyzePattern(A);
     impl_->llt_analyzed = true;
   }

@@ -19,7 +19,11 @@ class SparseSpdSolver {
   using Vector = Eigen::VectorXd;
 
   /// `tolerance`: relative residual ||A x − b|| / ||b|| of the iterative solvers.
-  SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations);
+  /// `vertex_blocks` false: the sparse Cholesky is Eigen's scalar one even where the
+  /// vertex-block one applies (the phantom ticks' default: the two agree to round-off,
+  /// and the phantom contact demos are sensitive to it, implicit_tick.hpp).
+  SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations,
+                  bool vertex_blocks = true);
   ~SparseSpdSolver();
   SparseSpdSolver(SparseSpdSolver&&) noexcept;
   SparseSpdSolver& operator=(SparseSpdSolver&&) noexcept;
@@ -48,6 +52,7 @@ class SparseSpdSolver {
   struct Impl;
   LinearSolverKind kind_;
   double tolerance_;
+  bool vertex_blocks_;
   std::unique_ptr<Impl> impl_;
 };
 
