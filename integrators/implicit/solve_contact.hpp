@@ -116,8 +116,12 @@ class SolveContact {
             const Eigen::VectorXd* v = nullptr);
   const std::vector<TickPlane>& planes() const { return planes_; }
   std::vector<TickPlane>& planes() { return planes_; }
-  /// Whether plane k is a pair plane whose other side is a solid (add_planes).
-  bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
+  /// Whether plane k is a pair plane whose other side is a solid that plans pairs or a
+  /// phantom body (SolidSource::plan_multirate_contact takes the βK dashpot off them).
+  bool pair_with_solid_or_phantom(std::size_t k) const {
+    const TickContactFeature& f = plane_features_[k];
+    return f.pair && (f.other_solid || f.other_phantom != nullptr);
+  }
   /// After a step of h with the planes' impulses Λ: each vertex's normal load
   /// Σ Λ |w_i| / h, which the next step's planes on it must carry within a quarter of
   /// their clearance: k ≥ 4 F / c (add_planes). κ m/h² alone is far too soft where a
