@@ -23,7 +23,12 @@ jobs=$(nproc)
 # compiled position-independent (about 5 % slower contact), so a demo build leaves it out.
 python=OFF
 if [ "$mode" = test ]; then python=ON; fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLOCKWORK_PYTHON=$python >/dev/null
+# The test build compiles each test executable in unity batches (CLOCKWORK_UNITY_TESTS,
+# a quarter of the tests' compile time); the libraries and the tool stay one file a unit.
+unity=OFF
+if [ "$mode" = test ]; then unity=ON; fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLOCKWORK_PYTHON=$python \
+      -DCLOCKWORK_UNITY_TESTS=$unity >/dev/null
 cmake --build build -j "$jobs"
 
 case "$mode" in
@@ -41,8 +46,10 @@ case "$mode" in
     if [ "${CLOCKWORK_SKIP_SANITIZE:-0}" != 1 ]; then
       # -O1 without debug information: the sanitizers need neither -O2 nor -g, and the
       # second build is most of the CI budget (ASan reports still name the functions).
+      # Everything in unity batches (CMAKE_UNITY_BUILD): 30 % less CPU for the libraries,
+      # 75 % less for the tests; nothing of this build is measured or shipped.
       cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Release \
-            -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+            -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON \
             -DCLOCKWORK_SANITIZE=ON -DCLOCKWORK_BUILD_BENCH=OFF >/dev/null
       cmake --build build-sanitize -j "$jobs"
       # Whole-scene contact and phantom tests (label `slow`) ran above; under the

@@ -8,16 +8,16 @@
 namespace clockwork {
 
 namespace {
-constexpr std::size_t kGrain = 256;
+constexpr std::size_t kElementGrain = 256;
 }  // namespace
 
 double BodyPotential::value(const Vector& X) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
   element_values_.resize(nm + nh);
-  for_each_index(nm, kGrain, [&](std::size_t e) {
+  for_each_index(nm, kElementGrain, [&](std::size_t e) {
     element_values_[e] = membranes_[e].term.value(gather<3>(X, membranes_[e].v));
   });
-  for_each_index(nh, kGrain, [&](std::size_t e) {
+  for_each_index(nh, kElementGrain, [&](std::size_t e) {
     element_values_[nm + e] = hinges_[e].term.value(gather<4>(X, hinges_[e].v));
   });
   return sum_values(X);
@@ -26,11 +26,11 @@ double BodyPotential::value(const Vector& X) const {
 void BodyPotential::gradient(const Vector& X, Vector& out) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
   element_gradients_.resize(9 * nm + 12 * nh);
-  for_each_index(nm, kGrain, [&](std::size_t e) {
+  for_each_index(nm, kElementGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<3>> out_e(&element_gradients_[9 * e]);
     out_e = membranes_[e].term.gradient(gather<3>(X, membranes_[e].v));
   });
-  for_each_index(nh, kGrain, [&](std::size_t e) {
+  for_each_index(nh, kElementGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<4>> out_e(&element_gradients_[9 * nm + 12 * e]);
     out_e = hinges_[e].term.gradient(gather<4>(X, hinges_[e].v));
   });
@@ -41,13 +41,13 @@ double BodyPotential::value_and_gradient(const Vector& X, Vector& out) const {
   const std::size_t nm = membranes_.size(), nh = hinges_.size();
   element_values_.resize(nm + nh);
   element_gradients_.resize(9 * nm + 12 * nh);
-  for_each_index(nm, kGrain, [&](std::size_t e) {
+  for_each_index(nm, kElementGrain, [&](std::size_t e) {
     StencilVector<3> g;
     element_values_[e] = membranes_[e].term.value_and_gradient(gather<3>(X, membranes_[e].v), g);
     Eigen::Map<StencilVector<3>> out_e(&element_gradients_[9 * e]);
     out_e = g;
   });
-  for_each_index(nh, kGrain, [&](std::size_t e) {
+  for_each_index(nh, kElementGrain, [&](std::size_t e) {
     StencilVector<4> g;
     element_values_[nm + e] = hinges_[e].term.value_and_gradient(gather<4>(X, hinges_[e].v), g);
     Eigen::Map<StencilVector<4>> out_e(&element_gradients_[9 * nm + 12 * e]);
@@ -92,10 +92,10 @@ void BodyPotential::assemble(const Vector& X, Sparse& out, MembraneBlock membran
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) entries_[k++] = H(3 * i + r, 3 * j + c);
   };
-  for_each_index(nm, kGrain, [&](std::size_t e) {
+  for_each_index(nm, kElementGrain, [&](std::size_t e) {
     store(81 * e, membrane(membranes_[e].term, gather<3>(X, membranes_[e].v)));
   });
-  for_each_index(nh, kGrain, [&](std::size_t e) {
+  for_each_index(nh, kElementGrain, [&](std::size_t e) {
     store(81 * nm + 144 * e, hinge(hinges_[e].term, gather<4>(X, hinges_[e].v)));
   });
   if (slot_.size() != entries_.size() || pattern_.rows() != static_cast<Eigen::Index>(3 * n_))

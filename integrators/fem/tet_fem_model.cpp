@@ -12,7 +12,7 @@
 namespace clockwork {
 
 namespace {
-constexpr std::size_t kGrain = 128;
+constexpr std::size_t kTetGrain = 128;
 }  // namespace
 
 struct TetFemModel::Impl {
@@ -125,7 +125,7 @@ double TetFemModel::value(const Vector& x) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.values.resize(m.tets.size());
-  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) { m.values[e] = m.value(x, e); });
+  for_each_index(m.tets.size(), kTetGrain, [&](std::size_t e) { m.values[e] = m.value(x, e); });
   double sum = 0.0;
   for (double v : m.values) sum += v;
   return sum;
@@ -135,7 +135,7 @@ void TetFemModel::gradient(const Vector& x, Vector& out) const {
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.gradients.resize(12 * m.tets.size());
-  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
+  for_each_index(m.tets.size(), kTetGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<4>>(&m.gradients[12 * e]) = m.gradient(x, e);
   });
   out.setZero(m.rest.size());
@@ -148,7 +148,7 @@ void TetFemModel::stiffness_product(const Vector& x, const Vector& u, Vector& ou
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size() && u.size() == m.rest.size());
   m.gradients.resize(12 * m.tets.size());
-  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
+  for_each_index(m.tets.size(), kTetGrain, [&](std::size_t e) {
     Eigen::Map<StencilVector<4>>(&m.gradients[12 * e]) = m.hessian_product(x, u, e);
   });
   out.setZero(m.rest.size());
@@ -161,7 +161,7 @@ void TetFemModel::hessian(const Vector& x, Sparse& out, bool project_psd) const 
   const Impl& m = *impl_;
   assert(x.size() == m.rest.size());
   m.hessians.resize(144 * m.tets.size());
-  for_each_index(m.tets.size(), kGrain, [&](std::size_t e) {
+  for_each_index(m.tets.size(), kTetGrain, [&](std::size_t e) {
     Eigen::Map<StencilMatrix<4>>(&m.hessians[144 * e]) = m.hessian(x, e, project_psd);
   });
   // Reuse `out` when it already has the pattern (the usual case: no allocation).

@@ -10,13 +10,6 @@
 
 namespace clockwork {
 
-namespace {
-
-/// y without its component along the unit normal n.
-Vec3 tangential_part(const Vec3& y, const Vec3& n) { return y - n.dot(y) * n; }
-
-}  // namespace
-
 void SchroederStepper::filter_contacts(Vector& y) const {
   for (const Contact& k : contacts_) {
     auto ya = y.segment<3>(3 * k.vertex);

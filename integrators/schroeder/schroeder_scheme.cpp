@@ -18,9 +18,6 @@ const char* scheme_name(SchroederScheme s) {
                                                : "asynchronous";
 }
 
-/// y without its component along the unit normal n.
-Vec3 tangential_part(const Vec3& y, const Vec3& n) { return y - n.dot(y) * n; }
-
 std::vector<std::size_t> select(const std::vector<bool>& flags, bool want) {
   std::vector<std::size_t> out;
   for (std::size_t t = 0; t < flags.size(); ++t)

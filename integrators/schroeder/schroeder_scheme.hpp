@@ -78,6 +78,9 @@
 
 namespace clockwork {
 
+/// y without its component along the unit normal n (the §6 collisions' sliding part).
+inline Vec3 tangential_part(const Vec3& y, const Vec3& n) { return y - n.dot(y) * n; }
+
 enum class SchroederScheme { SemiImplicit, FullyImplicit, Asynchronous };
 
 struct SchroederSettings {

@@ -49,7 +49,7 @@ bool same(const std::array<Index, 3>& va, const Vec3& wa, const Vec3& pa, const 
 
 /// Every feature pair within reach by brute force over all triangle pairs, features
 /// shared by triangles counted once (by their vertices and closest points).
-std::vector<Pair> brute_force(const VertexState& s, double t, const Tris& surface, const Tris& obstacle,
+std::vector<Pair> brute_force_pairs(const VertexState& s, double t, const Tris& surface, const Tris& obstacle,
                               double reach) {
   std::vector<Pair> all;
   const auto at = [&](Index a) { return s.position_at(a, t); };
@@ -128,7 +128,7 @@ TEST_CASE("obstacle proximity: every feature pair within reach once, as brute fo
   for (const double t : {0.0, 0.004}) {  // the octahedron moves 2 mm between the queries
     CAPTURE(t);
     proximity.find(s, t, owned, reach, found);
-    const std::vector<Pair> expected = brute_force(s, t, surface, obstacle, reach);
+    const std::vector<Pair> expected = brute_force_pairs(s, t, surface, obstacle, reach);
     CHECK(found.size() == expected.size());
     CHECK(expected.size() > 50);
     int vertex_face = 0, face_vertex = 0, edge_edge = 0, ground = 0;
@@ -239,7 +239,7 @@ TEST_CASE("obstacle proximity: a flat ground of several triangles gives only ver
   CHECK(within > 500);
   // Without the rule the same query has slanted pairs: the check above sees them.
   int slanted = 0;
-  for (const Pair& p : brute_force(s, 0.0, surface, ground, reach)) {
+  for (const Pair& p : brute_force_pairs(s, 0.0, surface, ground, reach)) {
     Vec3 y = Vec3::Zero();
     for (int i = 0; i < 3; ++i) y += p.weights[i] * s.position(p.vertices[i]);
     slanted += ((y - p.point).normalized() - Vec3::UnitZ()).norm() > 1e-6;

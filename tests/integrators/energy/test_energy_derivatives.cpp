@@ -117,10 +117,10 @@ std::vector<TickPlane> planes_on(const Eigen::VectorXd& X) {
 }
 
 /// A side × side cloth of squares, two triangles each, with its interior hinges.
-struct Cloth {
+struct DerivativeCloth {
   std::vector<Vec3> rest;
   BodyPotential potential;
-  explicit Cloth(int side) : potential(static_cast<std::size_t>((side + 1) * (side + 1))) {
+  explicit DerivativeCloth(int side) : potential(static_cast<std::size_t>((side + 1) * (side + 1))) {
     const double h = 0.1;
     const auto id = [&](int i, int j) { return static_cast<Index>(i + (side + 1) * j); };
     for (int j = 0; j <= side; ++j)
@@ -283,7 +283,7 @@ TEST_CASE("energy derivatives: tick planes, friction anchors, pushing and not") 
 }
 
 TEST_CASE("assembled derivatives: a cloth's BodyPotential, alone and with planes") {
-  Cloth cloth(3);  // 16 vertices, 18 membranes
+  DerivativeCloth cloth(3);  // 16 vertices, 18 membranes
   const Eigen::VectorXd rest = test::stacked(cloth.rest);
   // At rest every element block is PSD: the projection changes nothing.
   check_at_rest(derivative_errors(cloth.potential, rest, 0.1));
@@ -379,7 +379,7 @@ TEST_CASE("derivative harness self-check: wrong derivatives and a wrong projecti
       body.hessian(X, out, p);
     }
   };
-  Cloth cloth(2);
+  DerivativeCloth cloth(2);
   Eigen::VectorXd wind = Eigen::VectorXd::Constant(3 * static_cast<Eigen::Index>(cloth.rest.size()), 0.01);
   cloth.potential.set_external_force(wind);
   const Eigen::VectorXd rest = test::stacked(cloth.rest);

@@ -24,7 +24,7 @@ namespace {
 
 /// How the block is integrated: backward Euler with step h (m = 0), or Zhao's scheme
 /// with h_L = h and its bottom layer of vertices (the face that lands) a region at m.
-struct Integrator {
+struct DropIntegrator {
   double h = 0.005;
   int m = 0;
 };
@@ -33,7 +33,7 @@ struct Integrator {
 /// `drop` above the ground; `beta` the Rayleigh β. With `slide` > 0 it also moves along
 /// x at that speed and the ground has Coulomb friction μ = kSlideFriction.
 constexpr double kSlideFriction = 0.5;
-World drop_scene(const Integrator& integrator, double drop, double beta, double slide = 0.0) {
+World drop_scene(const DropIntegrator& integrator, double drop, double beta, double slide = 0.0) {
   World w({.name = "drop", .end_time = 2.0, .frame_rate = 10, .gravity = {0, 0, -9.81}});
   SolidSpec b = test::block_spec("block", {-0.07, -0.06, drop}, {3, 3, 2}, 0.05, {1e5, 0.3, 500},
                                  FemKind::Corotational);
@@ -54,7 +54,7 @@ World drop_scene(const Integrator& integrator, double drop, double beta, double 
   return w;
 }
 
-struct State {
+struct DropState {
   double kinetic = 0.0, gravity = 0.0, elastic = 0.0, layers = 0.0;
   double lowest = 0.0;
   double centre_x = 0.0;  ///< the mass centre's x
@@ -62,11 +62,11 @@ struct State {
   double total() const { return kinetic + gravity + elastic + layers; }
 };
 
-State measure(const Scene& s, double t) {
+DropState measure_drop(const Scene& s, double t) {
   const VertexState& st = s.kernel->state();
   const SolidSource& src = *s.bodies_of<SolidSource>()[0];
   const Vec3 g(0.0, 0.0, -9.81);
-  State m;
+  DropState m;
   double mass = 0.0;
   Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src.vertices().size()));
   m.lowest = 1e9;
@@ -100,9 +100,9 @@ struct Drop {
 
 /// Runs to `landing` + 1.2 s; the landing time is that of free fall from `drop` to
 /// twice the contact thickness (the solve's clearance).
-Drop run_drop(const Integrator& integrator, double drop, double beta, double slide = 0.0) {
+Drop run_drop(const DropIntegrator& integrator, double drop, double beta, double slide = 0.0) {
   Scene s = test::build(drop_scene(integrator, drop, beta, slide));
-  const State first = measure(s, 0.0);
+  const DropState first = measure_drop(s, 0.0);
   Drop d;
   d.initial = first.total();
   d.initial_potential = first.gravity;
@@ -116,7 +116,7 @@ Drop run_drop(const Integrator& integrator, double drop, double beta, double sli
     // times), so that velocities and positions are those of one instant (and a Zhao
     // region's substeps of the large step ending at t all taken).
     s.kernel->run_until(std::nextafter(t, 0.0));
-    const State m = measure(s, t);
+    const DropState m = measure_drop(s, t);
     d.highest = std::max(d.highest, m.total());
     d.lowest = std::min(d.lowest, m.lowest);
     d.inverted = std::max(d.inverted, m.inverted);
@@ -130,7 +130,7 @@ Drop run_drop(const Integrator& integrator, double drop, double beta, double sli
 /// than 1e-3 of it, no inverted tet, no vertex below the ground (the plane z = 0), and
 /// at rest 1 s after landing — with the damping and without it (the integrators' own
 /// dissipation).
-Drop check_drop(const Integrator& integrator, double drop, double beta, double slide = 0.0) {
+Drop check_drop(const DropIntegrator& integrator, double drop, double beta, double slide = 0.0) {
   CAPTURE(integrator.h);
   CAPTURE(integrator.m);
   CAPTURE(drop);
@@ -173,7 +173,7 @@ TEST_CASE("solid drops: Zhao blocks (h_L 10 ms, the landing face at m = 4 and 10
 // v²/(2 μ g) = 2.5 cm (the landing's own normal impulse may stop it sooner).
 TEST_CASE("solid drops: blocks landing while sliding on a frictional ground stop within Coulomb's distance and never gain energy") {
   const double slide = 0.5, coulomb = slide * slide / (2.0 * kSlideFriction * 9.81);
-  for (const Integrator integrator : {Integrator{0.005, 0}, Integrator{0.01, 0}, Integrator{0.01, 4}, Integrator{0.01, 10}})
+  for (const DropIntegrator integrator : {DropIntegrator{0.005, 0}, DropIntegrator{0.01, 0}, DropIntegrator{0.01, 4}, DropIntegrator{0.01, 10}})
     for (const double drop : {0.004, 0.15}) {
       const Drop d = check_drop(integrator, drop, 0.01, slide);
       CHECK(d.slid >= 0.0);

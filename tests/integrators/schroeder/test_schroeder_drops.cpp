@@ -55,7 +55,7 @@ World ball_drop(const std::string& scheme, double drop, double beta) {
       schroeder_sphere_spec(scheme, Vec3(0, 0, demo.z() - low + drop), Vec3::Zero(), beta));
 }
 
-struct Drop {
+struct SchroederDrop {
   double initial = 0.0, highest = 0.0;
   double initial_potential = 0.0;  ///< gravity, relative to the plane
   double lowest = kNever;
@@ -68,11 +68,11 @@ struct Drop {
   double kinetic_late = 0.0;  ///< the same from landing + 1 s to + 1.25 s
 };
 
-Drop run_drop(const std::string& scheme, double drop, double beta) {
+SchroederDrop run_schroeder_drop(const std::string& scheme, double drop, double beta) {
   Scene s = build(ball_drop(scheme, drop, beta));
   const double frame = 1.0 / 24.0, sample = frame / 20.0;  // 2.08 ms
   const FrameState first = measure_frame(s, 0.0);
-  Drop d;
+  SchroederDrop d;
   d.initial = first.kinetic + first.potential;
   d.highest = d.initial;
   d.initial_potential = first.potential - first.elastic;
@@ -107,11 +107,11 @@ Drop run_drop(const std::string& scheme, double drop, double beta) {
 /// The checks every drop must pass: the total energy at the frames never above its
 /// initial value by more than 1e-3 of it, no inverted tet and no particle below the
 /// plane at any sample, every coordinate finite and normal.
-Drop check_drop(const std::string& scheme, double drop, double beta) {
+SchroederDrop check_schroeder_drop(const std::string& scheme, double drop, double beta) {
   CAPTURE(scheme);
   CAPTURE(drop);
   CAPTURE(beta);
-  const Drop d = run_drop(scheme, drop, beta);
+  const SchroederDrop d = run_schroeder_drop(scheme, drop, beta);
   MESSAGE(fmt::format(
       "{} drop {} beta {}: highest − initial {:.3g} J of {:.4g} J; landing {:.3f} s at "
       "{:.3f} m/s, rebound {:.3f} m/s (e = {:.3f}); kinetic from landing + 0.5 s {:.3g} J, "
@@ -137,8 +137,8 @@ TEST_CASE(
     "schroeder drops: the demo ball dropped 4 mm never gains energy and rests within 1 s, in every "
     "scheme") {
   for (const char* scheme : kSchemes) {
-    check_drop(scheme, 0.004, 0.0);
-    const Drop d = check_drop(scheme, 0.004, 0.002);
+    check_schroeder_drop(scheme, 0.004, 0.0);
+    const SchroederDrop d = check_schroeder_drop(scheme, 0.004, 0.002);
     INFO(scheme, ", kinetic 1 s after landing ", d.kinetic_late);
     CHECK(d.kinetic_late < 1e-4 * d.initial_potential);
   }
@@ -149,7 +149,7 @@ TEST_CASE(
     "reference") {
   for (const char* scheme : kSchemes)
     for (const double beta : {0.0, 0.002}) {
-      const Drop d = check_drop(scheme, 0.15, beta);
+      const SchroederDrop d = check_schroeder_drop(scheme, 0.15, beta);
       INFO(scheme, " beta ", beta, ": kinetic 0.5 s after landing ", d.kinetic_mid, ", 1 s after ",
            d.kinetic_late);
       if (std::string(scheme) == "fully_implicit") {

@@ -57,7 +57,7 @@ fs::path frame(const fs::path& out, const std::string& body, int f, const char* 
   return frame_path(out.string(), body, f, ext);
 }
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void write_run_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 /// Rows of a text file, each without its newline.
 std::vector<std::string> rows_of(const fs::path& p) {
@@ -164,13 +164,13 @@ TEST_CASE("run folders: a frame without faces") {
   ply.erase(end + 1 + 625, ply.end());
   for (auto& row : ply)
     if (row.rfind("element face", 0) == 0) row = "element face 0";
-  write(frame(out, "cloth", 2, "ply"), joined(ply));
+  write_run_file(frame(out, "cloth", 2, "ply"), joined(ply));
   both_refuse(out, frame(out, "cloth", 2, "ply").string() + ": no faces (frame 0 has 1152)");
   // The OBJ too: it is named first (frame order, OBJ before PLY).
   std::vector<std::string> obj = rows_of(frame(out, "cloth", 2, "obj"));
   obj.erase(std::remove_if(obj.begin(), obj.end(), [](const std::string& r) { return r[0] == 'f'; }),
             obj.end());
-  write(frame(out, "cloth", 2, "obj"), joined(obj));
+  write_run_file(frame(out, "cloth", 2, "obj"), joined(obj));
   both_refuse(out, frame(out, "cloth", 2, "obj").string() + ": no faces (frame 0 has 1152)");
 }
 
@@ -179,7 +179,7 @@ TEST_CASE("run folders: a vertex count that changes between frames") {
   // OBJ frame 5 with one vertex row more: 14 against 13.
   std::vector<std::string> obj = rows_of(frame(out, "chain", 5, "obj"));
   obj.insert(obj.begin(), "v 0 0 0");
-  write(frame(out, "chain", 5, "obj"), joined(obj));
+  write_run_file(frame(out, "chain", 5, "obj"), joined(obj));
   both_refuse(out, frame(out, "chain", 5, "obj").string() + ": 14 vertices, frame 0 has 13");
   // PLY frame 3 with one vertex fewer, its header consistent with it.
   const fs::path ply_out = chain_run("vertices_ply");
@@ -189,7 +189,7 @@ TEST_CASE("run folders: a vertex count that changes between frames") {
   ply.erase(end + 1);
   for (auto& row : ply)
     if (row == "element vertex 13") row = "element vertex 12";
-  write(frame(ply_out, "chain", 3, "ply"), joined(ply));
+  write_run_file(frame(ply_out, "chain", 3, "ply"), joined(ply));
   both_refuse(ply_out, frame(ply_out, "chain", 3, "ply").string() + ": 12 vertices, frame 0 has 13");
 }
 
@@ -210,35 +210,35 @@ TEST_CASE("run folders: a truncated, garbled or binary PLY frame") {
   std::vector<std::string> rows = rows_of(ply);
   const auto end = std::find(rows.begin(), rows.end(), "end_header");
   rows.erase(end + 11, rows.end());
-  write(ply, joined(rows));
+  write_run_file(ply, joined(rows));
   both_refuse(out, ply.string() + ": truncated: 10 of the 13 vertex rows and 0 of the 0 face rows");
   // Without the end of its last row (cut inside its last number, which may be one digit).
-  write(ply, whole.substr(0, whole.size() - 1));
+  write_run_file(ply, whole.substr(0, whole.size() - 1));
   both_refuse(out, ply.string() + ": truncated inside its last row");
   // A garbled value, an empty file, a binary header, a cut header.
   const std::size_t data = whole.find("end_header\n") + 11;
-  write(ply, whole.substr(0, data) + "x" + whole.substr(data + 1));
+  write_run_file(ply, whole.substr(0, data) + "x" + whole.substr(data + 1));
   both_refuse(out, ply.string() + ":16: vertex 0: x: '");
-  write(ply, "");
+  write_run_file(ply, "");
   both_refuse(out, ply.string() + ": empty file");
-  write(ply, "ply\nformat binary_little_endian 1.0\nelement vertex 13\nend_header\n");
+  write_run_file(ply, "ply\nformat binary_little_endian 1.0\nelement vertex 13\nend_header\n");
   both_refuse(out, ply.string() + ":2: format 'format binary_little_endian 1.0': only ASCII PLY");
-  write(ply, whole.substr(0, 60));
+  write_run_file(ply, whole.substr(0, 60));
   both_refuse(out, ply.string() + ": truncated header (no end_header)");
 }
 
 TEST_CASE("run folders: other files in frames/ are not read, a folder named as a frame is missing") {
   const fs::path out = chain_run("other_files");
-  write(out / "frames" / "notes.txt", "not a frame");
-  write(out / "frames" / "chain_3.ply", "not a frame either");  // not frame_path's name
-  write(out / "frames" / "other_00000.ply", "ply");              // not a body of bodies.json
+  write_run_file(out / "frames" / "notes.txt", "not a frame");
+  write_run_file(out / "frames" / "chain_3.ply", "not a frame either");  // not frame_path's name
+  write_run_file(out / "frames" / "other_00000.ply", "ply");              // not a body of bodies.json
   CHECK(scan_run_folder(out.string()).frames == 11);
   CHECK(run_cli("check-intersections " + out.string()).exit_code == 0);
   // A face of frame 2 naming a vertex that does not exist (the cloth's PLY).
   const fs::path cloth = cloth_run("face_index");
   std::vector<std::string> ply = rows_of(frame(cloth, "cloth", 2, "ply"));
   ply.back() = "3 0 1 625";
-  write(frame(cloth, "cloth", 2, "ply"), joined(ply));
+  write_run_file(frame(cloth, "cloth", 2, "ply"), joined(ply));
   both_refuse(cloth, frame(cloth, "cloth", 2, "ply").string() +
                          ":1792: face 1151: vertex index '625' is not one of the 625 vertices");
   fs::remove(frame(out, "chain", 9, "ply"));
@@ -248,12 +248,12 @@ TEST_CASE("run folders: other files in frames/ are not read, a folder named as a
 
 TEST_CASE("run folders: bodies.json naming a body with no frames, or no body") {
   const fs::path out = chain_run("ghost_body");
-  write(out / "bodies.json", R"({"bodies": [{"name": "chain", "obstacle": false, "collide": false},
+  write_run_file(out / "bodies.json", R"({"bodies": [{"name": "chain", "obstacle": false, "collide": false},
                                             {"name": "ghost", "obstacle": false, "collide": false}]})");
   both_refuse(out, frame(out, "ghost", 0, "obj").string() +
                        ": missing (body 'ghost' of bodies.json has no .obj frames; the run has "
                        "frames 0-10)");
-  write(out / "bodies.json", R"({"bodies": []})");
+  write_run_file(out / "bodies.json", R"({"bodies": []})");
   both_refuse(out, (out / "bodies.json").string() + ": /bodies: empty");
 }
 
@@ -266,30 +266,30 @@ TEST_CASE("run folders: a missing, truncated or garbled diagnostics.csv") {
   both_refuse(out, csv.string() + ": missing");
   plot_refuses(out, csv.string() + ": missing (every run writes it)");
 
-  write(csv, whole.substr(0, whole.size() - 3));  // cut inside the last number
+  write_run_file(csv, whole.substr(0, whole.size() - 3));  // cut inside the last number
   both_refuse(out, csv.string() + ": truncated inside its last row");
   plot_refuses(out, csv.string() + ": truncated inside its last row");
 
-  write(csv, whole.substr(0, whole.rfind(',')) + "\n");  // cut at a comma: a field short
+  write_run_file(csv, whole.substr(0, whole.rfind(',')) + "\n");  // cut at a comma: a field short
   both_refuse(out, csv.string() + ":12: ");
   plot_refuses(out, csv.string() + ":12: ");
 
   std::string garbled = whole;
   garbled.replace(garbled.find('\n') + 1, 1, "\xff\xfe\x01");
-  write(csv, garbled);
+  write_run_file(csv, garbled);
   both_refuse(out, csv.string() + ":2: field 1: '");
   plot_refuses(out, csv.string() + ": not a text file");
 
-  write(csv, whole.substr(0, whole.find('\n') + 1));  // the header alone
+  write_run_file(csv, whole.substr(0, whole.find('\n') + 1));  // the header alone
   plot_refuses(out, csv.string() + ": no rows after the header");
 
-  write(csv, std::regex_replace(whole, std::regex("\n0.5,"), "\n0.5e400,"));
+  write_run_file(csv, std::regex_replace(whole, std::regex("\n0.5,"), "\n0.5e400,"));
   plot_refuses(out, csv.string() + ":7: column 'time': not a finite number: '0.5e400'");
 }
 
 TEST_CASE("run folders: plot names a garbled event_periods.csv") {
   const fs::path out = chain_run("periods");
-  write(out / "event_periods.csv", "kind,period_lo,period_hi,events\nspring,1e-3,oops,4\n");
+  write_run_file(out / "event_periods.csv", "kind,period_lo,period_hi,events\nspring,1e-3,oops,4\n");
   plot_refuses(out, (out / "event_periods.csv").string() + ":2: column 'period_hi': not a number: 'oops'");
 }
 

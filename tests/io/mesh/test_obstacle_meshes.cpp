@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/mesh/obstacle_meshes.hpp"
+#include "tests/support/errors.hpp"
 
 namespace clockwork {
 namespace {
@@ -27,15 +28,6 @@ double volume(const TriangleMesh& m) {
   for (const auto& t : m.triangles)
     v += m.vertices[t[0]].dot(m.vertices[t[1]].cross(m.vertices[t[2]])) / 6.0;
   return v;
-}
-
-std::string error_of(auto&& make) {
-  try {
-    make();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 constexpr double pi = std::numbers::pi;
@@ -89,13 +81,13 @@ TEST_CASE("ground: the square's area, normals up") {
 }
 
 TEST_CASE("bad obstacle arguments name the parameter and the value") {
-  CHECK(error_of([] { make_sphere(Vec3::Zero(), -1.0, 2); }) == "radius: must be > 0, got -1");
-  CHECK(error_of([] { make_ground(Vec3::Zero(), 1.0, 0); }) == "divisions: must be >= 1, got 0");
-  CHECK(error_of([] { make_cylinder(Vec3::Zero(), Vec3::UnitZ(), 1, 0.0, 8, 1, true); }) ==
+  CHECK(test::what_thrown([] { make_sphere(Vec3::Zero(), -1.0, 2); }) == "radius: must be > 0, got -1");
+  CHECK(test::what_thrown([] { make_ground(Vec3::Zero(), 1.0, 0); }) == "divisions: must be >= 1, got 0");
+  CHECK(test::what_thrown([] { make_cylinder(Vec3::Zero(), Vec3::UnitZ(), 1, 0.0, 8, 1, true); }) ==
         "length: must be > 0, got 0");
-  CHECK(error_of([] { make_cylinder(Vec3::Zero(), Vec3::UnitZ(), 1, 1, 2, 1, true); }) ==
+  CHECK(test::what_thrown([] { make_cylinder(Vec3::Zero(), Vec3::UnitZ(), 1, 1, 2, 1, true); }) ==
         "segments: must be >= 3, got 2");
-  CHECK(error_of([] { make_capsule(Vec3::Zero(), Vec3::Zero(), 1, 8, 2); }).find("b: must differ") == 0);
+  CHECK(test::what_thrown([] { make_capsule(Vec3::Zero(), Vec3::Zero(), 1, 8, 2); }).find("b: must differ") == 0);
 }
 
 }  // namespace

@@ -20,8 +20,6 @@ namespace {
 
 const std::string kData = std::string(CLOCKWORK_SOURCE_DIR) + "/tests/io/data/";
 
-std::string error_of(auto&& make) { return test::what_thrown(make); }
-
 /// The unit cube's 5-tet split, corners numbered x + 2y + 4z.
 TetMesh cube5() {
   TetMesh m;
@@ -144,7 +142,7 @@ TEST_CASE("validate_tet_mesh accepts the 5-tet cube and names every defect") {
   m = good;
   m.tets.push_back({3, 2, 1, 7});  // tet 1 again: its faces now belong to three tets
   m.tet_region.push_back(0);
-  CHECK(error_of([&] { validate_tet_mesh(m, "cube"); }).find("duplicates tet 1 (the same four vertices)") !=
+  CHECK(test::what_thrown([&] { validate_tet_mesh(m, "cube"); }).find("duplicates tet 1 (the same four vertices)") !=
         std::string::npos);
   m = good;
   m.tet_region[4] = 2;
@@ -202,7 +200,7 @@ TEST_CASE("validate_tet_mesh: tets overlapping without a shared face are refused
   CHECK(find_overlapping_tets(inner) == std::make_pair(Index{5}, Index{4}));
   // A fold over a shared edge: the second tet on edge 0-1 reaches into the first.
   const TetMesh edge_fold = corner_and({0, 1}, {Vec3(0.3, 0.3, 0.3), Vec3(0.3, -0.5, 0.5)});
-  CHECK(error_of([&] { validate_tet_mesh(edge_fold, "fold"); }) ==
+  CHECK(test::what_thrown([&] { validate_tet_mesh(edge_fold, "fold"); }) ==
         "fold: tet 1 (0 1 4 5) overlaps tet 0 (0 1 2 3): their interiors intersect");
   // Folded by 1e-3 only, across the face y = 0 of the first.
   CHECK(find_overlapping_tets(corner_and({0, 1}, {Vec3(0.3, 1e-3, 0.3), Vec3(0.3, -0.5, 0.6)})));
@@ -218,7 +216,7 @@ TEST_CASE("validate_tet_mesh: tets overlapping without a shared face are refused
     doubled = with_tet(doubled, {bar.vertices[tet[0]] + Vec3(0.05, 0.05, 0), bar.vertices[tet[1]] + Vec3(0.05, 0.05, 0),
                                  bar.vertices[tet[2]] + Vec3(0.05, 0.05, 0), bar.vertices[tet[3]] + Vec3(0.05, 0.05, 0)});
   }
-  CHECK(error_of([&] { validate_tet_mesh(doubled, "bars"); }).find("their interiors intersect") != std::string::npos);
+  CHECK(test::what_thrown([&] { validate_tet_mesh(doubled, "bars"); }).find("their interiors intersect") != std::string::npos);
 }
 
 TEST_CASE("validate_tet_mesh: conforming meshes and tets that only touch pass") {
@@ -380,7 +378,7 @@ TEST_CASE("dragon: Zhao's Table 1 sizes and nested region fractions, one closed 
   const TetMesh big = make_tet_dragon(Vec3(1, 2, 3), 2.0, 2 * kDragonCell);
   CHECK(big.tets == m.tets);
   CHECK(big.vertices[7].isApprox(Vec3(1, 2, 3) + 2 * m.vertices[7]));
-  CHECK(error_of([] {
+  CHECK(test::what_thrown([] {
           make_tet_dragon(Vec3::Zero(), 1.0, 0.3);
         }).find("make_tet_dragon: cell 0.3") == 0);
 }
@@ -410,7 +408,7 @@ TEST_CASE("read_gmsh: msh 2.2 and 4.1 give the 5-tet cube with named physical vo
 }
 
 /// Writes `text` to a fresh file and returns its path.
-std::string write(const std::string& name, const std::string& text) {
+std::string write_tet_file(const std::string& name, const std::string& text) {
   const auto path = test::fresh_dir("tet_mesh_" + name) / name;
   std::ofstream(path) << text;
   return path.string();
@@ -418,11 +416,11 @@ std::string write(const std::string& name, const std::string& text) {
 
 TEST_CASE("tet readers: bad input is named by file, line and value") {
   const std::string node = "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n";
-  const std::string node_path = write("t.node", node);
+  const std::string node_path = write_tet_file("t.node", node);
   const std::string base = node_path.substr(0, node_path.size() - std::string(".node").size());
   const auto ele = [&](const std::string& text) {
     std::ofstream(base + ".ele") << text;
-    return error_of([&] { read_tetgen(base); });
+    return test::what_thrown([&] { read_tetgen(base); });
   };
   CHECK(ele("1 4 0\n0 0 1 2 3\n") == "(no error)");
   CHECK(ele("2 4 0\n0 0 1 2 3\n") ==
@@ -440,13 +438,13 @@ TEST_CASE("tet readers: bad input is named by file, line and value") {
   CHECK(ele("1 4 0\n0 0 1 2 3\n") == base + ".node:2: the first point index must be 0 or 1, got 2");
   std::ofstream(base + ".node") << "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n";
   CHECK(ele("1 4 0\n0 0 1 2 3\n") == base + ".node/.ele: vertex 4 is used by no tet");
-  CHECK(error_of([] { read_tetgen("/nonexistent/mesh"); }) ==
+  CHECK(test::what_thrown([] { read_tetgen("/nonexistent/mesh"); }) ==
         "/nonexistent/mesh.node: cannot open the TetGen .node file");
   CHECK_THROWS_AS(read_tetgen("/nonexistent/mesh"), SceneError);
 
   const auto msh = [&](const std::string& text) {
-    const std::string path = write("m.msh", text);
-    return std::make_pair(path, error_of([&] { read_gmsh(path); }));
+    const std::string path = write_tet_file("m.msh", text);
+    return std::make_pair(path, test::what_thrown([&] { read_gmsh(path); }));
   };
   const std::string format = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n";
   auto [path, error] = msh("$MeshFormat\n3.0 0 8\n$EndMeshFormat\n");
@@ -465,7 +463,7 @@ TEST_CASE("tet readers: bad input is named by file, line and value") {
   CHECK(error == path + ": no 4-node tetrahedra (element type 4)");
   std::tie(path, error) = msh("$Nodes\n");
   CHECK(error == path + ":1: a .msh file starts with $MeshFormat, got '$Nodes'");
-  CHECK(error_of([] { read_gmsh("/nonexistent/mesh.msh"); }) ==
+  CHECK(test::what_thrown([] { read_gmsh("/nonexistent/mesh.msh"); }) ==
         "/nonexistent/mesh.msh: cannot open the Gmsh .msh file");
 }
 

@@ -27,7 +27,7 @@ json read_json(const std::string& path) {
 }
 
 /// demos/hanging_cloth.json: a 24 × 24 cloth, explicit AVI, automatic periods.
-json hanging_cloth() { return read_json("demos/hanging_cloth.json"); }
+json hanging_cloth_doc() { return read_json("demos/hanging_cloth.json"); }
 
 json solid_bar(int n) {
   return json::parse(R"({
@@ -73,14 +73,14 @@ void check_refused(const json& doc, const std::string& name,
   }
 }
 
-std::string build_error(const json& doc) {
+std::string limits_error(const json& doc) {
   return test::what_thrown([&] { build_scene(doc, "scene.json", "."); });
 }
 
 }  // namespace
 
 TEST_CASE("memory: a ground of 4096 divisions and a 1024-cube tet bar are refused with the estimate") {
-  json ground = hanging_cloth();
+  json ground = hanging_cloth_doc();
   ground["contact"] = json::object();
   ground["obstacles"] = json::parse(
       R"([{"name": "floor", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 2, "divisions": 4096}}])");
@@ -97,7 +97,7 @@ TEST_CASE("memory: a ground of 4096 divisions and a 1024-cube tet bar are refuse
 }
 
 TEST_CASE("memory: a contact cell_size of 1e-9 m is refused before the grid is built") {
-  json doc = hanging_cloth();
+  json doc = hanging_cloth_doc();
   doc["contact"] = {{"advanced", {{"cell_size", 1e-9}}}, {"thickness", 1e-10}};
   check_refused(doc, "cell_size",
                 {"/contact/advanced/cell_size: ", "(triangle, cell) entries of the contact grid (cell size 1e-09 m): an estimated",
@@ -105,13 +105,13 @@ TEST_CASE("memory: a contact cell_size of 1e-9 m is refused before the grid is b
 }
 
 TEST_CASE("events: the largest grid and disk are built or refused in well under a second") {
-  json grid = hanging_cloth();
+  json grid = hanging_cloth_doc();
   grid["bodies"][0]["shape"]["resolution"] = {kMaxGridCells, kMaxGridCells};
   check_refused(grid, "grid_max",
                 {"/bodies/0/material: the first 10000 of the 2097152 membrane stencils of body "
                  "'cloth' extrapolate to an estimated ",
                  "events per simulated second, above 2 times the limit of 1e+11"});
-  json disk = hanging_cloth();
+  json disk = hanging_cloth_doc();
   disk["bodies"][0]["shape"] = json::parse(
       R"({"type": "disk", "radius": 0.5, "rings": 512, "center": [0, 0, 1.5]})");
   disk["bodies"][0]["pins"] = {"center"};
@@ -124,7 +124,7 @@ TEST_CASE("events: the largest grid and disk are built or refused in well under 
 }
 
 TEST_CASE("events: steps and masses of 1e-300 are refused instead of hanging run") {
-  json period = hanging_cloth();
+  json period = hanging_cloth_doc();
   period["bodies"][0]["periods"] = {{"gravity", 1e-300}};
   check_refused(period, "period_tiny",
                 {"/bodies/0/periods/gravity: the stencils of body 'cloth' (mostly 623 gravity "
@@ -132,7 +132,7 @@ TEST_CASE("events: steps and masses of 1e-300 are refused instead of hanging run
                  "simulated second",
                  "above the limit of 1e+11", "got 1e-300"});
 
-  json mass = hanging_cloth();
+  json mass = hanging_cloth_doc();
   mass["bodies"][0]["material"]["area_density"] = 1e-300;
   check_refused(mass, "mass_tiny", {"/bodies/0/material: the stencils of body 'cloth'",
                                     "events per simulated second", "\"area_density\":1e-300"});
@@ -156,13 +156,13 @@ TEST_CASE("events: steps and masses of 1e-300 are refused instead of hanging run
                 {"/bodies/0/schroeder/frame_dt: the steps of solid 'sphere' (down to 2.07e-15 s, "
                  "the elements' stability limit from the material): an estimated 4.84e+14 "});
 
-  json contact = hanging_cloth();
+  json contact = hanging_cloth_doc();
   contact["contact"] = {{"period", 1e-300}};
   check_refused(contact, "contact_tiny", {"/contact/period: a contact layer (period 1e-300 s): an estimated 1e+300 events"});
 }
 
 TEST_CASE("stability: the hanging cloth with every period 1e-3 s is refused naming the field and the estimate") {
-  json doc = hanging_cloth();
+  json doc = hanging_cloth_doc();
   doc["bodies"][0]["periods"] = {{"membrane", 1e-3}, {"bending", 1e-3}, {"gravity", 1e-3}};
   check_refused(doc, "hanging_1e-3",
                 {"/bodies/0/periods/membrane: 0.001 s is 5.45 times the stability estimate "
@@ -198,31 +198,31 @@ TEST_CASE("stability: the hanging cloth with every period 1e-3 s is refused nami
   }
   SUBCASE("the key must be a boolean") {
     doc["bodies"][0]["allow_unstable_periods"] = "yes";
-    CHECK(build_error(doc) == "scene.json: /bodies/0/allow_unstable_periods: expected true or false, got \"yes\"");
+    CHECK(limits_error(doc) == "scene.json: /bodies/0/allow_unstable_periods: expected true or false, got \"yes\"");
   }
 }
 
 TEST_CASE("frames: a frame_rate of 1e10 is refused naming frame_rate and end_time") {
-  json doc = hanging_cloth();
+  json doc = hanging_cloth_doc();
   doc["frame_rate"] = 1e10;
   check_refused(doc, "frames",
                 {"/frame_rate: with end_time 3 s (/end_time) asks for 3e+10 frames, above the "
                  "limit of 1000000",
                  "got 10000000000.0"});
   doc["frame_rate"] = 3e5;  // 9e5 frames
-  CHECK(build_error(doc) == "(no error)");
+  CHECK(limits_error(doc) == "(no error)");
 }
 
 TEST_CASE("materials whose stiffness overflows are refused at the field") {
-  json cloth = hanging_cloth();
+  json cloth = hanging_cloth_doc();
   cloth["bodies"][0]["material"]["young"] = 1e308;
-  CHECK(build_error(cloth) ==
+  CHECK(limits_error(cloth) ==
         "scene.json: /bodies/0/material/young: over area_density (0.1 kg/m²) overflows: the "
         "stencils' stiffness and periods would not be finite, got 1e+308");
   // Finite over the density, but the stencils' Hessians overflow: they used to be
   // left out as if stiffless.
   cloth["bodies"][0]["material"]["area_density"] = 1.0;
-  CHECK(build_error(cloth) ==
+  CHECK(limits_error(cloth) ==
         "scene.json: /bodies/0/material/young: gives membrane stencil 0 a stiffness or period "
         "that is not finite and positive (period nan s): the material's values overflow, got "
         "1e+308");
@@ -232,13 +232,13 @@ TEST_CASE("materials whose stiffness overflows are refused at the field") {
 
   json bar = solid_bar(4);
   bar["bodies"][0]["material"]["young"] = 1e308;
-  const std::string e = build_error(bar);
+  const std::string e = limits_error(bar);
   CHECK(e.find("scene.json: /bodies/0/material/young: young 1e+308 Pa (poisson 0.3, density 1000 "
                "kg/m³) overflows: P-wave modulus 1.346") != std::string::npos);
   CHECK(e.find("must be finite and positive, got 1e+308") != std::string::npos);
   bar["bodies"][0]["material"]["young"] = 1e5;
   bar["bodies"][0]["material"]["regions"] = {{"all", {{"density", 1e-300}, {"young", 1e300}}}};
-  CHECK(build_error(bar).find("scene.json: /bodies/0/material/regions/all: young 1e+300 Pa") == 0);
+  CHECK(limits_error(bar).find("scene.json: /bodies/0/material/regions/all: young 1e+300 Pa") == 0);
 }
 
 TEST_CASE("integrator steps longer than the run are refused: backward Euler h 1e308, h_imp") {
@@ -248,17 +248,17 @@ TEST_CASE("integrator steps longer than the run are refused: backward Euler h 1e
 
   // An AVI period longer than the run only means the stencil ticks once (tests use
   // that to switch a force off): no limit beyond the stability estimate.
-  json cloth = hanging_cloth();
+  json cloth = hanging_cloth_doc();
   cloth["bodies"][0]["periods"] = {{"gravity", 10.0}};
-  CHECK(build_error(cloth) == "(no error)");
+  CHECK(limits_error(cloth) == "(no error)");
 
-  json phantom = hanging_cloth();
+  json phantom = hanging_cloth_doc();
   phantom["bodies"][0]["integrator"] = "phantom";
   phantom["bodies"][0]["phantom"] = {{"h_imp", 5.0}};
-  CHECK(build_error(phantom) ==
+  CHECK(limits_error(phantom) ==
         "scene.json: /bodies/0/phantom/h_imp: the step must not exceed end_time (3 s), got 5.0");
   phantom["bodies"][0]["phantom"]["h_imp"] = 1e-300;
-  CHECK(build_error(phantom).find("/bodies/0/phantom/h_imp: the implicit ticks of body 'cloth': "
+  CHECK(limits_error(phantom).find("/bodies/0/phantom/h_imp: the implicit ticks of body 'cloth': "
                                   "an estimated 1e+300 events") != std::string::npos);
 }
 
@@ -292,7 +292,7 @@ TEST_CASE("duplicate and overlapping tets are refused naming the file and the te
 TEST_CASE("tet_sphere: code and docs agree on 400 cells per diameter") {
   json doc = read_json("demos/schroeder_sphere.json");
   doc["bodies"][0]["shape"]["cells_per_diameter"] = 401;
-  CHECK(build_error(doc) ==
+  CHECK(limits_error(doc) ==
         "scene.json: /bodies/0/shape/cells_per_diameter: must be an integer in [2, 400], got 401");
   const std::string docs = test::read_file(std::string(CLOCKWORK_SOURCE_DIR) + "/docs/scene-format.md");
   // The key tables are generated from io/scene/scene_schema_keys.cpp (test_io "schema: ...").
