@@ -126,6 +126,23 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
   if (!contact_.planes().empty()) multirate_plane_impulses();
+  // One linear solve holds its planes as two-sided springs (plan_multirate_contact); a
+  // plane whose impulse over the step pulls is left out and the step solved again.
+  for (int solves = 1; solves < kMaxPlanePasses && !contact_.planes().empty(); ++solves) {
+    const std::vector<TickPlane>& planes = contact_.planes();
+    pulling_.assign(planes.size(), 0);
+    bool any = false;
+    for (std::size_t k = 0; k < planes.size(); ++k)
+      if (!planes[k].friction && impulses_[k] < 0.0) {
+        pulling_[k] = 1;
+        any = true;
+      }
+    if (!any) break;
+    contact_.drop(pulling_);
+    multirate_->set_planes(contact_.planes());
+    multirate_->step(x_, v_, f_ext_, step_);
+    multirate_plane_impulses();
+  }
   const auto& regions = multirate_->regions();
   // Single rate: the whole step is one kick at t_n, whose angular momentum is kept; at
   // m > 1 the plan's rotation (keep_angular_momentum_multirate).

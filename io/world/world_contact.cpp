@@ -100,6 +100,7 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
   for (const TickContact& t : w.tick_pairs) {
     owners[t.body].plans_pairs = true;
     owners[t.body].solid = t.solid != nullptr;
+    if (t.solid) owners[t.body].step = t.step();
   }
   for (TickContact& t : w.tick_pairs) {
     if (!(t.settings.clearance > 0.0)) t.settings.clearance = params.eta1;
