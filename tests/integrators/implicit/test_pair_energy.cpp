@@ -27,6 +27,7 @@
 
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
+#include "integrators/schroeder/schroeder_source.hpp"
 #include "io/mesh/tet_mesh.hpp"
 #include "io/world/world.hpp"
 #include "tests/support/world_specs.hpp"
@@ -35,8 +36,10 @@ using namespace clockwork;
 
 namespace {
 
-/// A block's integrator: backward Euler at h (m = 0), or Zhao at h_L = h with the
-/// contact face's layer of vertices a region at m.
+/// A block's integrator: backward Euler at h (m = 0), Zhao at h_L = h with the contact
+/// face's layer of vertices a region at m, or Schroeder's asynchronous scheme with
+/// frames of h (m = kSchroeder).
+constexpr int kSchroeder = -1;
 struct Integrator {
   double h = 0.01;
   int m = 0;
@@ -50,9 +53,13 @@ World pair_scene(const Integrator& lower, const Integrator& upper) {
                          const Vec3& hi) {
     SolidSpec b = test::block_spec(std::move(name), origin, {3, 3, 2}, 0.05, {2e5, 0.3, 500},
                                    FemKind::Corotational);
-    if (integrator.m == 0)
+    if (integrator.m == 0) {
       b.integrator = BackwardEulerSpec{.h = integrator.h};
-    else
+    } else if (integrator.m == kSchroeder) {
+      SchroederSpec schroeder;
+      schroeder.settings.frame_dt = integrator.h;
+      b.integrator = std::move(schroeder);
+    } else
       b.integrator = test::zhao_spec(integrator.h, integrator.m, test::vertices_in_box(b.mesh.vertices, lo, hi));
     b.material.rayleigh_beta = 0.01;
     return b;
@@ -75,7 +82,7 @@ struct State {
 State measure(const Scene& s, double t) {
   const VertexState& st = s.kernel->state();
   State m;
-  for (const SolidSource* src : s.bodies_of<SolidSource>()) {
+  const auto add = [&](const auto* src) {
     Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src->vertices().size()));
     for (std::size_t i = 0; i < src->vertices().size(); ++i) {
       const Index a = src->vertices()[i];
@@ -92,7 +99,9 @@ State measure(const Scene& s, double t) {
       if (tet_signed_volume(x.segment<3>(3 * tet[0]), x.segment<3>(3 * tet[1]), x.segment<3>(3 * tet[2]),
                             x.segment<3>(3 * tet[3])) <= 0.0)
         ++m.inverted;
-  }
+  };
+  for (const SolidSource* src : s.bodies_of<SolidSource>()) add(src);
+  for (const SchroederSource* src : s.bodies_of<SchroederSource>()) add(src);
   m.energy += s.contact->potential_energy(st, t);
   return m;
 }
@@ -153,6 +162,15 @@ TEST_CASE("pair energy: Zhao m = 1 blocks meeting at 10 ms steps never gain ener
   check_pair({0.01, 1}, {0.01, 4});
 }
 
+// Zhao against Schroeder at 10 ms frames (sweep 'pair_zhao_m4_schroeder': +49 % before,
+// 0 after the pulling planes were dropped; SchroederSource does not plan pairs, so the
+// Zhao block plans them). Schroeder's kernel velocity at a frame boundary is its
+// coupled step's half-step velocity (docs/schroeder.md): the energy read here is that
+// of the state the kernel holds.
+TEST_CASE("pair energy: Zhao m = 4 against Schroeder at 10 ms never gains energy") {
+  check_pair({0.01, 4}, {0.01, kSchroeder});
+}
+
 // Not fixed yet: backward Euler at 5 ms against a 10 ms Zhao block at m = 4 (sweep
 // 'pair_be_zhao_m4': +98 % at the frames, +76 % before; this test 1.126 J -> 0.939 J of
 // 0.570 J). Measured: the Zhao block, which plans the pair (the longer step), finds 3228
@@ -167,4 +185,14 @@ TEST_CASE("pair energy: Zhao m = 1 blocks meeting at 10 ms steps never gain ener
 // (1.126 J). Needed: a region plane that acts only from the substep its point reaches it.
 TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 4 at 10 ms never gains energy" * doctest::may_fail()) {
   check_pair({0.005, 0}, {0.01, 4});
+}
+
+// Not fixed yet either: Zhao m = 1 against Schroeder (sweep 'pair_zhao_m1_schroeder':
+// ×20 before, +121 % after the pulling planes were dropped; here 1.256 J of 0.570 J).
+// Not diagnosed; suspected:
+// to the pair planes a Schroeder body is not a solid (TickPairFinder's owners mark only
+// the bodies that plan pairs), so the Zhao block's planes take it at the pair's common
+// velocity, without the other side's own velocity and recoil a solid gets.
+TEST_CASE("pair energy: Zhao m = 1 against Schroeder at 10 ms never gains energy" * doctest::may_fail()) {
+  check_pair({0.01, 1}, {0.01, kSchroeder});
 }
