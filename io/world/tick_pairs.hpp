@@ -13,7 +13,7 @@ struct PairOwner {
   Index first = 0;                  ///< its first global vertex (bodies are in vertex order)
   PhantomSource* phantom = nullptr;  ///< its phantom, which takes reactions; or none
   bool plans_pairs = false;         ///< its ticks see their near pairs
-  bool solid = false;               ///< a backward-Euler or Zhao solid
+  bool solid = false;               ///< a tet solid (backward Euler, Zhao, Schroeder)
   double step = 0.0;                ///< a solid's coarse step h, s
 };
 
