@@ -125,7 +125,40 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   }
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
-  if (!contact_.planes().empty()) multirate_plane_impulses();
+  // One linear solve holds its planes as two-sided springs (plan_multirate_contact), but
+  // a pair plane with another solid may only push (its reaction pulls the other body's
+  // face in): the step is solved again with the pair planes that pushed over it and
+  // those left out that its landing now violates, until that set stays the same (an
+  // active set; at most kMaxPlanePasses solves). Obstacle planes and pairs with a cloth
+  // stay two-sided: dropping the ground's pulling planes too, a fast stiff bar landing
+  // at m = 1 gained 2.74 J of 3.30 J with the energy safeguard
+  // (test_linearised_safeguard; not diagnosed).
+  if (!contact_.planes().empty()) {
+    const std::vector<TickPlane>& all = contact_.planes();
+    solved_with_.assign(all.size(), 1);
+    for (int solves = 1;; ++solves) {
+      multirate_plane_impulses();  // every plane's, the left-out ones' as if they acted
+      next_with_.assign(all.size(), 0);
+      bool same = true;
+      for (std::size_t k = 0; k < all.size(); ++k) {
+        // A friction anchor follows its normal plane, which precedes it.
+        if (all[k].friction) next_with_[k] = k > 0 ? next_with_[k - 1] : 0;
+        else if (!contact_.solid_pair(k)) next_with_[k] = 1;
+        else next_with_[k] = impulses_[k] > 0.0 ? 1 : 0;
+        same = same && next_with_[k] == solved_with_[k];
+      }
+      if (same || solves >= kMaxPlanePasses) break;
+      solved_with_ = next_with_;
+      acting_.clear();
+      for (std::size_t k = 0; k < all.size(); ++k)
+        if (solved_with_[k]) acting_.push_back(all[k]);
+      multirate_->set_planes(acting_);
+      multirate_->step(x_, v_, f_ext_, step_);
+    }
+    for (char& c : solved_with_) c = !c;
+    contact_.drop(solved_with_);
+    multirate_plane_impulses();
+  }
   const auto& regions = multirate_->regions();
   // Single rate: the whole step is one kick at t_n, whose angular momentum is kept; at
   // m > 1 the plan's rotation (keep_angular_momentum_multirate).

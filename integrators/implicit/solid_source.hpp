@@ -28,7 +28,9 @@
 /// with them (one-sided, Newton); Zhao's linear step takes the planes behind which
 /// x_n or x_n + h_L v_n lies as springs in its system (MultirateSolver::set_planes), at
 /// h_L on L and at h_S on a region's vertices; a plane whose vertices straddle L and a
-/// region is left to the layers.
+/// region is left to the layers. A pair plane with another solid may only push: the
+/// step is solved again with the pair planes that push (an active set: process(),
+/// kMaxPlanePasses).
 ///
 /// The external force of a step is gravity on the lumped masses, held over the step.
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
@@ -197,6 +199,14 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// No self pairs (a tet's step couples only its tets); pair planes on the reduced mass.
   SolveContact contact_{false, true};
   std::vector<double> impulses_;  ///< per plane, over a step
+  /// Per plane of a multi-rate step: in the set the step was solved with, in the next
+  /// set (process()'s active set); acting_ the planes of the set.
+  std::vector<char> solved_with_, next_with_;
+  std::vector<TickPlane> acting_;
+  /// At most this many solves of a multi-rate step with planes: the first, then one per
+  /// change of its active set (a step whose set still changes after them is taken as
+  /// solved, with the planes it was solved with).
+  static constexpr int kMaxPlanePasses = 8;
   void record_plane_impulses(const Eigen::VectorXd& x_end, std::span<const TickPlane> planes);
   SolidCounters counters_;
 };

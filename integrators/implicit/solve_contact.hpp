@@ -150,6 +150,19 @@ class SolveContact {
     planes_.resize(out);
     plane_features_.resize(out);
   }
+  /// Removes the planes k with `dropped[k]` (one flag per plane), and with a dropped
+  /// normal plane its friction anchors.
+  void drop(std::span<const char> dropped) {
+    std::size_t out = 0;
+    bool kept = false;
+    for (std::size_t i = 0; i < planes_.size(); ++i)
+      if (planes_[i].friction ? kept : (kept = !dropped[i])) {
+        planes_[out] = planes_[i];
+        plane_features_[out++] = plane_features_[i];
+      }
+    planes_.resize(out);
+    plane_features_.resize(out);
+  }
   /// The reactions of the pair planes that push at the landing positions x_end (a
   /// backward-Euler step of h): the plane's impulse on the body is Λ = h k v, Σ_i Λ w_i n
   /// over its vertices; the other body's vertices take Λ w_j n each (their weights sum

@@ -14,6 +14,12 @@ TickPairFinder::TickPairFinder(const VertexState& state, const ContactSystem& co
   count_ = (body + 1 < owners_.size() ? owners_[body + 1].first : static_cast<Index>(state.size())) - first_;
 }
 
+bool TickPairFinder::plans_before(const PairOwner& other) const {
+  const PairOwner& self = owner_of(first_);
+  if (!(self.solid && other.solid) || other.step == self.step) return other.first < first_;
+  return other.step > self.step;
+}
+
 const PairOwner& TickPairFinder::owner_of(Index vertex) const {
   return *std::prev(std::upper_bound(owners_.begin(), owners_.end(), vertex,
                                      [](Index v, const PairOwner& o) { return v < o.first; }));
@@ -48,7 +54,7 @@ void TickPairFinder::operator()(double time, double reach, std::vector<TickConta
         continue;
       }
       const PairOwner& owner = owner_of(v);
-      left_to_other = left_to_other || (owner.plans_pairs && owner.first < first_);
+      left_to_other = left_to_other || (owner.plans_pairs && plans_before(owner));
       f.others[i] = v;
       f.other_weights[i] = c.w[i];
       f.other_phantom = owner.phantom;

@@ -226,6 +226,9 @@ struct Drift {
   std::uint64_t activations = 0;                 ///< penalty layers activated over the run
   int contact_readings = 0;                      ///< readings with active layers ("during")
   std::uint64_t resolved = 0;  ///< Zhao substeps solved off the plan (contact inside S)
+  /// Pair planes that pushed in the solves of Zhao bodies with a region at m > 1 (its S
+  /// is at the face that gets hit: the contact inside S, solved in the step's plan).
+  std::uint64_t region_planes = 0;
 };
 
 Drift measure_world(World world, const std::string& label) {
@@ -259,6 +262,12 @@ Drift measure_world(World world, const std::string& label) {
   // and energy", "Schroeder" decision 14): a cut event would not keep L exactly.
   for (const SolidSource* solid : s.bodies_of<SolidSource>()) {
     worst.resolved += solid->counters().resolved_substeps;
+    if (const MultirateSolver* z = solid->multirate())
+      for (const MultirateRegion& r : z->regions())
+        if (r.m > 1) {
+          worst.region_planes += solid->counters().pushing_pairs;
+          break;
+        }
     CHECK(solid->counters().rotation_limited == 0);
   }
   for (const SchroederSource* body : s.bodies_of<SchroederSource>()) {
@@ -271,7 +280,8 @@ Drift measure_world(World world, const std::string& label) {
                 << "; layers active at readings " << worst.first_contact << " .. "
                 << worst.last_contact << " s (" << worst.contact_readings << " readings), "
                 << worst.activations << " layer activations, " << worst.resolved
-                << " Zhao substeps off the plan");
+                << " Zhao substeps off the plan, " << worst.region_planes
+                << " pushing planes of a Zhao m > 1 body");
   return worst;
 }
 
@@ -279,11 +289,17 @@ Drift measure_pair(Kind lower, Kind upper) {
   return measure_world(pair_scene(lower, upper), kind_name(lower) + " | " + kind_name(upper));
 }
 
-/// The pair touched (and a Zhao m = 4 body took the contact inside its S region).
+/// The pair touched (and a Zhao m = 4 body took the contact inside its S region: off
+/// its plan, after an outside impulse landed on S, or in its plan, by planes that
+/// pushed). Since a Zhao step drops the planes that pull and solves again
+/// (docs/zhao.md "Contact inside the large step"), a Zhao m = 4 body that plans the
+/// pair with a solid now takes the contact in its plan: 0 substeps off the plan against
+/// backward Euler, Zhao m = 1 and m = 4, where before an outside impulse landed on S
+/// during the substeps.
 void check_contact(Kind lower, Kind upper, const Drift& d) {
   CHECK(d.activations > 0);
   CHECK(d.contact_readings > 0);  // a reading during the contact
-  if (lower == Kind::Zhao4 || upper == Kind::Zhao4) CHECK(d.resolved > 0);
+  if (lower == Kind::Zhao4 || upper == Kind::Zhao4) CHECK(d.resolved + d.region_planes > 0);
 }
 
 void check_linear(Kind lower, Kind upper) {
