@@ -269,10 +269,10 @@ void SolidSource::plan_multirate_contact(double time) {
   // stalled in 300 layers (issue 41). Scaled to k' = k h/(h + β) and
   // o' = y_n + (o − y_n)(h + β)/h, such a plane's impulse (and its force in the solve)
   // is backward Euler's, as a function of ẏ. Obstacle planes keep the dashpot (their
-  // other side is at rest), and so do pairs with a Schroeder solid or an explicit
-  // cloth: scaled, a Zhao m = 4 block hit by a Schroeder block went from +50 % to
-  // +217 % energy (m = 1: +1920 % to +283 %; sweep pair_zhao_m*_schroeder, failing either
-  // way, cause open), an explicit cloth's runs read the same.
+  // other side is at rest), and so do pairs with an explicit cloth (its sweep runs read
+  // the same either way). A Schroeder solid counts as a solid here (its own velocity and
+  // recoil in the plane, SolveContact::add_planes): Zhao m = 1 and m = 4 blocks against
+  // it keep their initial energy (test_pair_energy).
   std::vector<TickPlane>& planes = contact_.planes();
   for (std::size_t k = 0; k < planes.size(); ++k) {
     TickPlane& p = planes[k];

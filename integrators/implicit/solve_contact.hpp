@@ -118,6 +118,9 @@ class SolveContact {
   std::vector<TickPlane>& planes() { return planes_; }
   /// Whether plane k is a pair plane whose other side is a solid that plans pairs or a
   /// phantom body (SolidSource::plan_multirate_contact takes the βK dashpot off them).
+  /// Whether plane k is a pair plane whose other side is a solid (backward Euler, Zhao,
+  /// Schroeder): the one-sided active set of SolidSource's multirate step covers these.
+  bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
   bool pair_with_solid_or_phantom(std::size_t k) const {
     const TickContactFeature& f = plane_features_[k];
     return f.pair && (f.other_solid || f.other_phantom != nullptr);
