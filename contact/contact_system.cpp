@@ -29,7 +29,7 @@ class LayerSource final : public EventSource {
   ContactSystem& c_;
 };
 
-class SlabSource final : public EventSource {
+class SlabSource final : public EventSource, public CertificateSource {
  public:
   explicit SlabSource(ContactSystem& c) : c_(c) {}
   std::string_view name() const override { return "certificate:slab"; }
@@ -41,7 +41,7 @@ class SlabSource final : public EventSource {
   ContactSystem& c_;
 };
 
-class GridSource final : public EventSource {
+class GridSource final : public EventSource, public CertificateSource {
  public:
   explicit GridSource(ContactSystem& c) : c_(c) {}
   std::string_view name() const override { return "certificate:grid"; }
@@ -53,7 +53,7 @@ class GridSource final : public EventSource {
   ContactSystem& c_;
 };
 
-class TrianglePairSource final : public EventSource {
+class TrianglePairSource final : public EventSource, public CertificateSource {
  public:
   explicit TrianglePairSource(ContactSystem& c) : c_(c) {}
   std::string_view name() const override { return "certificate:triangle-pair"; }
@@ -70,6 +70,14 @@ class TrianglePairSource final : public EventSource {
 };
 
 }  // namespace
+
+template <class Source>
+EventKind ContactSystem::add_certificate_source(std::unique_ptr<Source> source) {
+  Source& s = *source;
+  const EventKind kind = kernel_.add_source(std::move(source));
+  contingency_.add_certificate_source(kind, s);
+  return kind;
+}
 
 std::size_t ContactSystem::PairKeyHash::operator()(const PairKey& k) const {
   std::uint64_t h = k.type;
@@ -108,9 +116,9 @@ void ContactSystem::add_point(Index vertex) {
 
 void ContactSystem::start() {
   layer_kind_ = kernel_.add_source(std::make_unique<LayerSource>(*this));
-  slab_kind_ = kernel_.add_source(std::make_unique<SlabSource>(*this));
-  grid_kind_ = kernel_.add_source(std::make_unique<GridSource>(*this));
-  triangle_pair_kind_ = kernel_.add_source(std::make_unique<TrianglePairSource>(*this));
+  slab_kind_ = add_certificate_source(std::make_unique<SlabSource>(*this));
+  grid_kind_ = add_certificate_source(std::make_unique<GridSource>(*this));
+  triangle_pair_kind_ = add_certificate_source(std::make_unique<TrianglePairSource>(*this));
   contingency_.set_velocity_slack(kNear, params_.slack_near);
   contingency_.set_velocity_slack(kFar, params_.slack_far);
   if (params_.adaptive_slack) {

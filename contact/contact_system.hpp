@@ -18,6 +18,7 @@
 /// of each other share a grid cell, so their triangle pair exists.
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -130,6 +131,9 @@ class ContactSystem {
   double slab_failed(EventSlot slot, double t);
   double grid_failed(EventSlot slot, double t);
   double triangle_pair_event(EventSlot slot, double t);
+  /// Adds a certificate kind's source to the kernel and names it to the contingency.
+  template <class Source>
+  EventKind add_certificate_source(std::unique_ptr<Source> source);
   void slab_support_changed(EventSlot slot);
   void grid_support_changed(EventSlot slot);
   void triangle_pair_support_changed(EventSlot slot);

@@ -43,9 +43,6 @@ class EventSource {
   /// carries outside the vertex state at time t (a phantom mesh's share), added in.
   virtual void add_carried(const VertexState& /*state*/, double /*t*/, Vec3& /*p*/, Vec3& /*L*/,
                            double& /*kinetic*/) const {}
-  /// A certificate of this source lost its failure time because the velocity of a
-  /// vertex of its support changed: recompute it and reschedule (Kernel::reschedule).
-  virtual void support_changed(EventSlot /*slot*/, Kernel& /*kernel*/) {}
 };
 
 }  // namespace clockwork

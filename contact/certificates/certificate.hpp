@@ -23,6 +23,17 @@
 namespace clockwork {
 
 struct Certificate;
+class Kernel;
+
+/// The event source of a kind of certificate, as the contingency sees it
+/// (Contingency::add_certificate_source): a certificate of it lost its failure time
+/// because the velocity of a vertex of its support changed (beyond its envelope), and
+/// must recompute it and reschedule its event (Kernel::reschedule).
+class CertificateSource {
+ public:
+  virtual ~CertificateSource() = default;
+  virtual void support_changed(EventSlot slot, Kernel& kernel) = 0;
+};
 
 /// A vertex's dependents, in the order they were attached. An array, not an intrusive
 /// linked list: the contingency walks a vertex's list after each of its envelope exits, and

@@ -106,7 +106,8 @@ void Contingency::flush() {
       kernel_.prefetch_slot(ahead->kind, ahead->slot);
     }
     const Certificate* c = pending_[i];
-    kernel_.source(c->kind).support_changed(c->slot, kernel_);
+    assert(c->kind < certificate_sources_.size() && certificate_sources_[c->kind] != nullptr);
+    certificate_sources_[c->kind]->support_changed(c->slot, kernel_);
   }
   pending_.clear();
 }

@@ -5,7 +5,7 @@
 /// (balls). Installed on the kernel as its velocity watch (engine/velocity_watch.hpp):
 /// the kernel reports each velocity change, and after each event the contingency asks
 /// every certificate whose support changed — once — for a new failure time
-/// (EventSource::support_changed). docs/contact.md "Velocity envelopes", "Adaptive
+/// (CertificateSource::support_changed). docs/contact.md "Velocity envelopes", "Adaptive
 /// slack", "Position envelopes".
 #include <array>
 #include <cassert>
@@ -32,6 +32,12 @@ class Contingency final : public VelocityWatch {
   Contingency(const Contingency&) = delete;
   Contingency& operator=(const Contingency&) = delete;
 
+  /// Names the source that recomputes the certificates of event kind `kind` (the
+  /// kernel's source of that kind, registered before any of its certificates attaches).
+  void add_certificate_source(EventKind kind, CertificateSource& source) {
+    if (certificate_sources_.size() <= kind) certificate_sources_.resize(kind + 1u, nullptr);
+    certificate_sources_[kind] = &source;
+  }
   /// Adds vertex `a` to the support of `c` (c.kind, c.slot identify its event;
   /// c.envelope chooses the list).
   void attach(Certificate& c, Index a);
@@ -176,6 +182,8 @@ class Contingency final : public VelocityWatch {
   double slack_cap(int l) const { return double(float(max_factor_[l] * slack_[l])); }
 
   Kernel& kernel_;
+
+  std::vector<CertificateSource*> certificate_sources_;  ///< by event kind
   std::array<std::vector<DependentList>, kEnvelopeLevels> dependents_;
   std::array<std::vector<Envelope>, kEnvelopeLevels> envelope_;  ///< [0] unused
   std::array<double, kEnvelopeLevels> slack_{}, reach_{}, max_factor_{};

@@ -25,7 +25,7 @@ struct GapCertificate {
   int reschedules = 0;
 };
 
-class GapSource final : public EventSource {
+class GapSource final : public EventSource, public CertificateSource {
  public:
   std::string_view name() const override { return "certificate:gap"; }
   EventKind kind = 0;
@@ -132,6 +132,7 @@ struct KickedGaps {
     gaps = gaps_owned.get();
     gaps->enveloped = enveloped;
     gaps->kind = k.add_source(std::move(gaps_owned));
+    C(k).add_certificate_source(gaps->kind, *gaps);
     auto kicker_owned = std::make_unique<Kicker>(kick_seed, gaps);
     kicker = kicker_owned.get();
     kicker->nudge = nudge;
@@ -237,6 +238,7 @@ TEST_CASE("adaptive slack doubles on quick exits up to its cap and relaxes after
   GapSource& gaps = *gaps_owned;
   gaps.enveloped = true;
   gaps.kind = k.add_source(std::move(gaps_owned));
+  C(k).add_certificate_source(gaps.kind, gaps);
   gaps.add(k, 0, 1, 10.0);
   auto script_owned = std::make_unique<VelocityScript>();
   VelocityScript& script = *script_owned;
@@ -266,6 +268,7 @@ TEST_CASE("a detached certificate is no longer rescheduled") {
   auto owned = std::make_unique<GapSource>();
   GapSource& gaps = *owned;
   gaps.kind = k.add_source(std::move(owned));
+  C(k).add_certificate_source(gaps.kind, gaps);
   gaps.add(k, 0, 1, 2.0);
   CHECK(!C(k).dependents(0).empty());
   gaps.certs[0].header.detach();
@@ -279,7 +282,7 @@ TEST_CASE("a detached certificate is no longer rescheduled") {
 
 namespace {
 /// Records the order in which its certificates are asked for new failure times.
-class OrderSource final : public EventSource {
+class OrderSource final : public EventSource, public CertificateSource {
  public:
   std::string_view name() const override { return "certificate:order"; }
   double process(EventSlot, double, Kernel&) override { return kNever; }
@@ -298,6 +301,7 @@ TEST_CASE("dependents are rescheduled in attachment order, through detaches and 
   auto owned = std::make_unique<OrderSource>();
   OrderSource& source = *owned;
   const EventKind kind = k.add_source(std::move(owned));
+  C(k).add_certificate_source(kind, source);
   std::deque<Certificate> certs(60);
   std::vector<EventSlot> expected;
   for (EventSlot i = 0; i < 40; ++i) {
@@ -406,6 +410,7 @@ struct RattledGaps {
     gaps = gaps_owned.get();
     gaps->enveloped = true;
     gaps->kind = k.add_source(std::move(gaps_owned));
+    C(k).add_certificate_source(gaps->kind, *gaps);
     auto rattler_owned = std::make_unique<Rattler>(gaps, 10.0);
     rattler = rattler_owned.get();
     const EventKind kind = k.add_source(std::move(rattler_owned));
