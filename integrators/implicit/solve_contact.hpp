@@ -116,11 +116,11 @@ class SolveContact {
             const Eigen::VectorXd* v = nullptr);
   const std::vector<TickPlane>& planes() const { return planes_; }
   std::vector<TickPlane>& planes() { return planes_; }
-  /// Whether plane k is a pair plane whose other side is a solid that plans pairs or a
-  /// phantom body (SolidSource::plan_multirate_contact takes the βK dashpot off them).
   /// Whether plane k is a pair plane whose other side is a solid (backward Euler, Zhao,
   /// Schroeder): the one-sided active set of SolidSource's multirate step covers these.
   bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
+  /// Whether plane k is a pair plane whose other side is a solid or a phantom body
+  /// (SolidSource::plan_multirate_contact takes the βK dashpot off them).
   bool pair_with_solid_or_phantom(std::size_t k) const {
     const TickContactFeature& f = plane_features_[k];
     return f.pair && (f.other_solid || f.other_phantom != nullptr);
@@ -154,17 +154,10 @@ class SolveContact {
     plane_features_.resize(out);
   }
   /// Removes the planes k with `dropped[k]` (one flag per plane), and with a dropped
-  /// normal plane its friction anchors.
+  /// normal plane its friction anchors. (keep() hands the callback planes_[i] before
+  /// anything is written at or after i, so its address gives k.)
   void drop(std::span<const char> dropped) {
-    std::size_t out = 0;
-    bool kept = false;
-    for (std::size_t i = 0; i < planes_.size(); ++i)
-      if (planes_[i].friction ? kept : (kept = !dropped[i])) {
-        planes_[out] = planes_[i];
-        plane_features_[out++] = plane_features_[i];
-      }
-    planes_.resize(out);
-    plane_features_.resize(out);
+    keep([&](const TickPlane& p) { return !dropped[static_cast<std::size_t>(&p - planes_.data())]; });
   }
   /// The reactions of the pair planes that push at the landing positions x_end (a
   /// backward-Euler step of h): the plane's impulse on the body is Λ = h k v, Σ_i Λ w_i n
