@@ -333,10 +333,10 @@ void SchroederStepper::solve(const Vector& x, const Vector& v, const Coefficient
       out += tmp2_;
     };
     // [BW98]'s modified PCG (nonlinear.hpp), the §6 contacts its filter.
-    const PcgReport cg = filtered_pcg(
+    const PcgReport cg = pcg(
         op, [&](const Vector& r, Vector& z) { z = r.cwiseQuotient(diag_); },
-        [&](Vector& y) { filter_contacts(y); }, b_, u_, settings_.cg_tolerance,
-        settings_.cg_max_iterations, pcg_);
+        [&](Vector& y) { filter_contacts(y); }, b_, u_,
+        PcgSettings{settings_.cg_tolerance, settings_.cg_max_iterations, PcgRule::Filtered}, pcg_);
     if (!cg.converged) ++counters_.unconverged;
     const int it = cg.iterations;
     ++counters_.solves;

@@ -4,33 +4,9 @@
 #include <Eigen/SparseCholesky>
 
 #include "integrators/solvers/block_cholesky.hpp"
+#include "integrators/solvers/nonlinear.hpp"
 
 namespace clockwork {
-
-namespace {
-template <typename Preconditioner>
-using Cg =
-    Eigen::ConjugateGradient<SparseSpdSolver::Sparse, Eigen::Lower | Eigen::Upper, Preconditioner>;
-
-/// CG's preconditioner slot for an incomplete Cholesky factor that SparseSpdSolver
-/// holds and refreshes when asked: CG's own factorize() then only takes the matrix.
-class HeldIncompleteCholesky {
- public:
-  void hold(const Eigen::IncompleteCholesky<double>* ic) { ic_ = ic; }
-  template <typename M>
-  HeldIncompleteCholesky& analyzePattern(const M&) { return *this; }
-  template <typename M>
-  HeldIncompleteCholesky& factorize(const M&) { return *this; }
-  template <typename M>
-  HeldIncompleteCholesky& compute(const M&) { return *this; }
-  template <typename Rhs>
-  auto solve(const Rhs& b) const { return ic_->solve(b); }
-  Eigen::ComputationInfo info() const { return Eigen::Success; }
-
- private:
-  const Eigen::IncompleteCholesky<double>* ic_ = nullptr;
-};
-}  // namespace
 
 struct SparseSpdSolver::Impl {
   // Sparse Cholesky: by 3 × 3 vertex blocks when the unknowns come in vertex triples
@@ -38,27 +14,23 @@ struct SparseSpdSolver::Impl {
   VertexBlockCholesky block;
   bool use_block = false;
   Eigen::SimplicialLLT<Sparse> llt;
-  Cg<Eigen::IdentityPreconditioner> cg;
-  Cg<Eigen::DiagonalPreconditioner<double>> jacobi;
-  Cg<HeldIncompleteCholesky> ichol;
-  Eigen::IncompleteCholesky<double> ic;  ///< ichol's preconditioner
-  bool ic_analyzed = false, ic_ready = false;
-  Vector guess;  ///< the starting point of a solve from a guess
   bool llt_analyzed = false;
-  bool cg_analyzed = false;
+  // The iterative kinds: nonlinear.hpp's pcg() under Eigen's rule, on the matrix of the
+  // last factorize() (held by address, as Eigen's ConjugateGradient holds it by
+  // reference: it must outlive the solves), preconditioned by its diagonal or by an
+  // incomplete Cholesky factor that may be an earlier matrix's.
+  const Sparse* matrix = nullptr;
+  int max_iterations = 0;
+  Eigen::DiagonalPreconditioner<double> jacobi;
+  Eigen::IncompleteCholesky<double> ic;
+  bool ic_analyzed = false, ic_ready = false;
+  PcgWorkspace work;  ///< pcg()'s vectors, kept between solves
 };
 
 SparseSpdSolver::SparseSpdSolver(LinearSolverKind kind, double tolerance, int max_iterations,
                                  bool vertex_blocks)
     : kind_(kind), tolerance_(tolerance), vertex_blocks_(vertex_blocks), impl_(std::make_unique<Impl>()) {
-  const auto setup = [&](auto& cg) {
-    cg.setTolerance(tolerance);
-    cg.setMaxIterations(max_iterations);
-  };
-  setup(impl_->cg);
-  setup(impl_->jacobi);
-  setup(impl_->ichol);
-  impl_->ichol.preconditioner().hold(&impl_->ic);
+  impl_->max_iterations = max_iterations;
 }
 
 SparseSpdSolver::~SparseSpdSolver() = default;
@@ -67,7 +39,6 @@ SparseSpdSolver& SparseSpdSolver::operator=(SparseSpdSolver&&) noexcept = defaul
 
 void SparseSpdSolver::reset_pattern() {
   impl_->llt_analyzed = false;
-  impl_->cg_analyzed = false;
   impl_->ic_analyzed = false;
   impl_->ic_ready = false;
 }
@@ -84,21 +55,14 @@ bool SparseSpdSolver::try_cholesky(const Sparse& A) {
 }
 
 bool SparseSpdSolver::factorize(const Sparse& A, bool refresh_preconditioner) {
-  const auto prepare = [&](auto& cg) {
-    if (!impl_->cg_analyzed) {
-      cg.analyzePattern(A);
-      impl_->cg_analyzed = true;
-    }
-    cg.factorize(A);
-    return cg.info() == Eigen::Success;
-  };
   switch (kind_) {
     case LinearSolverKind::Cholesky:
       return try_cholesky(A);
     case LinearSolverKind::CG:
-      return prepare(impl_->cg);
+      break;
     case LinearSolverKind::PcgJacobi:
-      return prepare(impl_->jacobi);
+      impl_->jacobi.factorize(A);
+      break;
     case LinearSolverKind::PcgIncompleteCholesky:
       if (refresh_preconditioner || !impl_->ic_ready) {
         if (!impl_->ic_analyzed) {
@@ -109,41 +73,55 @@ bool SparseSpdSolver::factorize(const Sparse& A, bool refresh_preconditioner) {
         impl_->ic_ready = impl_->ic.info() == Eigen::Success;
         if (!impl_->ic_ready) return false;
       }
-      return prepare(impl_->ichol);
+      break;
   }
-  return false;
+  impl_->matrix = &A;
+  return true;
 }
 
 int SparseSpdSolver::solve(const Vector& b, Vector& x) { return solve(b, x, tolerance_, false); }
 
 int SparseSpdSolver::solve(const Vector& b, Vector& x, double tolerance, bool guess) {
-  const auto run = [&](auto& cg) {
-    cg.setTolerance(tolerance);
-    if (guess) {
-      impl_->guess = x;
-      x = cg.solveWithGuess(b, impl_->guess);
+  if (kind_ == LinearSolverKind::Cholesky) {
+    if (impl_->use_block) {
+      x = b;
+      impl_->block.solve_in_place(x);
     } else {
-      x = cg.solve(b);
+      x = impl_->llt.solve(b);
     }
-    return static_cast<int>(cg.iterations());
-  };
-  switch (kind_) {
-    case LinearSolverKind::Cholesky:
-      if (impl_->use_block) {
-        x = b;
-        impl_->block.solve_in_place(x);
-      } else {
-        x = impl_->llt.solve(b);
-      }
-      return 0;
-    case LinearSolverKind::CG:
-      return run(impl_->cg);
-    case LinearSolverKind::PcgJacobi:
-      return run(impl_->jacobi);
-    case LinearSolverKind::PcgIncompleteCholesky:
-      return run(impl_->ichol);
+    return 0;
   }
-  return 0;
+  if (!guess) x.setZero(b.size());
+  const Sparse& A = *impl_->matrix;
+  // A is symmetric in full storage; Aᵀ p is the product Eigen's ConjugateGradient<…,
+  // Lower | Upper> takes (row by row over the column-major storage), with its sums'
+  // order, so that these solves keep the last bits they had with it.
+  const auto apply_a = [&](const Vector& in, Vector& out) { out.noalias() = A.transpose() * in; };
+  const auto no_filter = [](Vector&) {};
+  const PcgSettings settings{tolerance, impl_->max_iterations, PcgRule::Eigen};
+  PcgReport report;
+  switch (kind_) {
+    case LinearSolverKind::CG:
+      report = pcg(
+          apply_a, [](const Vector& r, Vector& z) { z = r; }, no_filter, b, x, settings,
+          impl_->work);
+      break;
+    case LinearSolverKind::PcgJacobi:
+      report = pcg(
+          apply_a, [&](const Vector& r, Vector& z) { z = impl_->jacobi.solve(r); }, no_filter, b, x,
+          settings, impl_->work);
+      break;
+    case LinearSolverKind::PcgIncompleteCholesky:
+      report = pcg(
+          apply_a, [&](const Vector& r, Vector& z) { z = impl_->ic.solve(r); }, no_filter, b, x,
+          settings, impl_->work);
+      break;
+    case LinearSolverKind::Cholesky:
+      break;
+  }
+  // Eigen's count, which the CG columns of bench/results/backward_euler_bunny.txt hold:
+  // the product of the iteration that converged not counted.
+  return report.converged && report.iterations > 0 ? report.iterations - 1 : report.iterations;
 }
 
 }  // namespace clockwork

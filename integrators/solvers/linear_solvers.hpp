@@ -4,8 +4,10 @@
 /// the size is a multiple of 3 — ~3× faster to factor the bunny's step matrix than Eigen's
 /// scalar SimplicialLLT, used otherwise), conjugate gradients, and
 /// CG preconditioned by Jacobi (the diagonal) or an incomplete Cholesky factor (Eigen
-/// IncompleteCholesky). The symbolic analysis (Cholesky ordering and elimination tree,
-/// incomplete-Cholesky ordering) is done once per sparsity pattern and reused.
+/// IncompleteCholesky); the three iterative kinds run nonlinear.hpp's pcg() under the
+/// stopping rule of Eigen's ConjugateGradient (PcgRule::Eigen). The symbolic analysis
+/// (Cholesky ordering and elimination tree, incomplete-Cholesky ordering) is done once
+/// per sparsity pattern and reused.
 #include <Eigen/Sparse>
 #include <memory>
 
@@ -33,7 +35,8 @@ class SparseSpdSolver {
   void reset_pattern();
   /// Prepares solves with A (full symmetric storage, compressed; same pattern as the
   /// previous call unless reset_pattern): Cholesky factorises, PCG builds the
-  /// preconditioner. False if a Cholesky factorisation fails (A not numerically SPD).
+  /// preconditioner and keeps A's address for its products (A must outlive the
+  /// solves). False if a Cholesky factorisation fails (A not numerically SPD).
   /// `refresh_preconditioner` false: the incomplete-Cholesky PCG keeps the factor of an
   /// earlier matrix as its preconditioner (any SPD one preconditions CG; a Newton
   /// step's matrices differ little, and the factor costs more than a solve).
@@ -41,7 +44,8 @@ class SparseSpdSolver {
   /// Whether the sparse Cholesky of A succeeds (the definiteness test of global
   /// regularisation); for the Cholesky kind the factor is kept for solve().
   bool try_cholesky(const Sparse& A);
-  /// x = A⁻¹ b for the last factorised A; returns the iterations taken (0: Cholesky).
+  /// x = A⁻¹ b for the last factorised A; returns the iterations taken (0: Cholesky;
+  /// CG counts as Eigen's ConjugateGradient does, the product that converged not counted).
   int solve(const Vector& b, Vector& x);
   /// The same, the iterative solvers to the relative residual `tolerance` (instead of
   /// the constructor's) and, if `guess`, starting from x's value instead of 0 (inexact

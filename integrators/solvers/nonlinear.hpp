@@ -1,9 +1,9 @@
 #pragma once
 /// The nonlinear-solver pieces the implicit schemes share (issue 43; docs/solvers.md):
 /// the backtracking (Armijo) line search, the convergence test, the global
-/// definiteness fix, the Polak–Ribière+ direction of preconditioned nonlinear CG and a
-/// filtered preconditioned CG. The linear solves of the Newton systems are
-/// linear_solvers.hpp's (and block_cholesky.hpp's).
+/// definiteness fix, the Polak–Ribière+ direction of preconditioned nonlinear CG and
+/// preconditioned CG with an optional filter. The direct solves of the Newton systems
+/// are linear_solvers.hpp's (and block_cholesky.hpp's); its iterative ones run pcg().
 ///
 /// Who takes what, and what stays the scheme's own (docs/solvers.md has the table):
 /// - Phantom ticks (integrators/phantom/implicit_tick.cpp): the Armijo line search,
@@ -15,25 +15,28 @@
 /// - Backward Euler (integrators/implicit/backward_euler.cpp), which Zhao's coarse
 ///   step and Schroeder's fully-implicit update call as their energy safeguard: the
 ///   Armijo line search, the residual-norm backtracking of damping at the step's end,
-///   the convergence test and the global regularisation. Its own: the objective, the
-///   reduced (free-unknown) system, inexact Newton's CG tolerance and warm start, the
-///   constant-K reuse of linear FEM, the linearised single step.
-/// - Schroeder et al.'s updates (integrators/schroeder/schroeder_scheme.cpp): the
-///   filtered PCG. Their own: the operator (Π_ε + Π_ε B̃ Π_ε in mass-scaled unknowns),
-///   the Jacobi diagonal and the filter, which is the §6 contact constraint ([BW98]
-///   §5.3: a contact's normal component, or a sticking particle's whole Δv, prescribed).
+///   the convergence test, the global regularisation and, through SparseSpdSolver,
+///   pcg() under Eigen's rule. Its own: the objective, the reduced (free-unknown)
+///   system, inexact Newton's CG tolerance and warm start, the constant-K reuse of
+///   linear FEM, the linearised single step.
+/// - Schroeder et al.'s updates (integrators/schroeder/schroeder_scheme.cpp): pcg()
+///   with a filter, under its rule. Their own: the operator (Π_ε + Π_ε B̃ Π_ε in
+///   mass-scaled unknowns), the Jacobi diagonal and the filter, which is the §6 contact
+///   constraint ([BW98] §5.3: a contact's normal component, or a sticking particle's
+///   whole Δv, prescribed).
 /// - Zhao's multi-rate step (integrators/zhao/): no iteration of its own — eq. 23 is one
 ///   linear system solved by Schur complement and vertex-block Cholesky; its energy
 ///   safeguard re-solves by backward Euler (solid_safeguard.cpp), hence this module.
 ///
 /// Every function here keeps the arithmetic of the code it replaced term for term
 /// (demos byte-identical, docs/solvers.md), which is why, e.g., the convergence scale is
-/// a sum of part norms given in the caller's order.
+/// a sum of part norms given in the caller's order, and why PCG has two stopping rules.
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -180,63 +183,106 @@ inline void ncg_direction(const Eigen::VectorXd& g, const Eigen::VectorXd& z, bo
   history.g_old = g;
 }
 
-// ---------------------------------------------------------------- filtered PCG
+// ---------------------------------------------------------------- PCG
 
-/// The vectors of filtered_pcg (kept by the caller: its hot loop allocates nothing
-/// once they have their size).
+/// The vectors of pcg() (kept by the caller: its hot loop allocates nothing once they
+/// have their size).
 struct PcgWorkspace {
   Eigen::VectorXd r, z, p, q;
 };
 
-struct PcgReport {
-  int iterations = 0;
-  double residual_norm = 0.0;  ///< ||S (b − A x)|| at the end
-  bool converged = false;      ///< not above tolerance · ||b||
+/// How pcg() decides it is done and what it does at a breakdown. The two rules round
+/// differently at the last bit; each is the arithmetic of the solver it replaced, so
+/// that the trajectories of the scheme that uses it are unchanged (docs/solvers.md).
+enum class PcgRule {
+  /// Baraff & Witkin's modified PCG as Schroeder et al.'s updates run it: done when
+  /// ||S r|| ≤ tolerance · ||b||; stops at a direction of non-positive curvature
+  /// pᵀ S A p ≤ 0 (A not SPD on S's range), before moving x along it.
+  Filtered,
+  /// Eigen's ConjugateGradient (Eigen/src/IterativeLinearSolvers/ConjugateGradient.h),
+  /// as backward Euler's iterative solves ran it: b = 0 gives x = 0; done when
+  /// ||r||² < max(tolerance² ||b||², DBL_MIN); no curvature test (with
+  /// `definiteness: "none"` an indefinite A runs on, as it did).
+  Eigen,
 };
 
-/// Preconditioned conjugate gradients on A x = b from x's value, with a filter S
-/// (Baraff & Witkin 1998 §5.3, "modified PCG"): the residual, the preconditioned
-/// residual and each product A p are filtered, so x changes only in S's range and the
-/// components S removes keep their starting values (constraints the caller prescribes
-/// there); S = identity is plain PCG. Stops when ||S r|| ≤ tolerance · ||b||, after
-/// `max_iterations`, or at a direction of non-positive curvature pᵀ S A p (A not SPD on
-/// S's range). apply_a(in, out): out = A in; precondition(r, z): z = P⁻¹ r (P SPD);
-/// filter(y): y ← S y in place.
+struct PcgSettings {
+  double tolerance = 1e-8;    ///< on the relative residual ||S r|| / ||b||
+  int max_iterations = 1000;  ///< products A p at most
+  PcgRule rule = PcgRule::Filtered;
+};
+
+struct PcgReport {
+  /// Products A p taken. (Eigen's ConjugateGradient::iterations() does not count the
+  /// product of the iteration that converged: one less when `converged` and > 0.)
+  int iterations = 0;
+  double residual_norm = 0.0;  ///< ||S (b − A x)|| at the end, by the recurrence
+  bool converged = false;      ///< the rule's test met
+};
+
+/// Preconditioned conjugate gradients on A x = b from x's value (the warm start; set
+/// x = 0 for none), with a filter S (Baraff & Witkin 1998 §5.3, "modified PCG"): the
+/// residual, the preconditioned residual and each product A p are filtered, so x
+/// changes only in S's range and the components S removes keep their starting values
+/// (constraints the caller prescribes there); S = identity (a filter that does
+/// nothing) is plain PCG. With r₀ = S(b − A x₀), z = S P⁻¹ r, p₀ = z₀:
+///   α = rᵀz / pᵀ S A p,  x += α p,  r −= α S A p,  β = r_newᵀz_new / rᵀz,  p = z + β p,
+/// until the rule's test (PcgRule) holds or after `max_iterations` products.
+/// apply_a(in, out): out = A in; precondition(r, z): z = P⁻¹ r (P SPD); filter(y):
+/// y ← S y in place. The residual is the recurrence's, not recomputed (as Eigen's).
+/// Both rules' arithmetic is Eigen's term for term: the same expressions in the same
+/// order (r.squaredNorm(), r.dot(z), p.dot(q), x += α p, r −= α q, p = z + β p), so a
+/// caller whose apply_a is Eigen's product (for ConjugateGradient<…, Lower|Upper> on
+/// column-major storage, Aᵀ p) gets ConjugateGradient's x to the last bit.
 template <class ApplyA, class Precondition, class Filter>
-PcgReport filtered_pcg(ApplyA&& apply_a, Precondition&& precondition, Filter&& filter,
-                       const Eigen::VectorXd& b, Eigen::VectorXd& x, double tolerance,
-                       int max_iterations, PcgWorkspace& w) {
+PcgReport pcg(ApplyA&& apply_a, Precondition&& precondition, Filter&& filter,
+              const Eigen::VectorXd& b, Eigen::VectorXd& x, const PcgSettings& settings,
+              PcgWorkspace& w) {
+  PcgReport report;
+  const bool eigen = settings.rule == PcgRule::Eigen;
   apply_a(x, w.q);
   w.r = b - w.q;
   filter(w.r);
-  const double goal = tolerance * b.norm();
-  PcgReport report;
-  double rnorm = w.r.norm();
-  if (rnorm > goal) {
+  const double b2 = b.squaredNorm();
+  if (eigen && b2 == 0.0) {
+    x.setZero();
+    report.converged = true;
+    return report;
+  }
+  // The rule's test on ||S r||²: Eigen's compares squares (the floor keeps a tiny ||b||
+  // from asking for a residual below the smallest normal number); Filtered compares
+  // norms, ||v|| = √(||v||²) as Eigen's norm() takes it.
+  const double tol = settings.tolerance;
+  const double threshold =
+      eigen ? std::max(tol * tol * b2, std::numeric_limits<double>::min()) : tol * std::sqrt(b2);
+  const auto done = [&](double r2) { return eigen ? r2 < threshold : std::sqrt(r2) <= threshold; };
+  double r2 = w.r.squaredNorm();
+  if (!done(r2)) {
     precondition(w.r, w.z);
     filter(w.z);
     w.p = w.z;
     double rz = w.r.dot(w.z);
-    while (report.iterations < max_iterations) {
+    while (report.iterations < settings.max_iterations) {
       ++report.iterations;
       apply_a(w.p, w.q);
       filter(w.q);
       const double pq = w.p.dot(w.q);
-      if (!(pq > 0.0)) break;
-      const double a = rz / pq;
-      x += a * w.p;
-      w.r -= a * w.q;
-      rnorm = w.r.norm();
-      if (rnorm <= goal) break;
+      if (!eigen && !(pq > 0.0)) break;
+      const double alpha = rz / pq;
+      x += alpha * w.p;
+      w.r -= alpha * w.q;
+      r2 = w.r.squaredNorm();
+      if (done(r2)) break;
       precondition(w.r, w.z);
       filter(w.z);
       const double rz_new = w.r.dot(w.z);
-      w.p = w.z + (rz_new / rz) * w.p;
+      const double beta = rz_new / rz;
+      w.p = w.z + beta * w.p;
       rz = rz_new;
     }
   }
-  report.residual_norm = rnorm;
-  report.converged = !(rnorm > goal);
+  report.residual_norm = std::sqrt(r2);
+  report.converged = done(r2);
   return report;
 }
 

@@ -1,17 +1,22 @@
 // The shared nonlinear-solver pieces (integrators/solvers/nonlinear.hpp): Newton with
 // the Armijo line search and the global definiteness fix on a non-convex function, the
-// line search's acceptance rule, the convergence test, nonlinear CG's direction and
-// the filtered PCG. Every expected value is computed from the problem, not pasted.
+// line search's acceptance rule, the convergence test, nonlinear CG's direction, PCG
+// (filtered, against Eigen's ConjugateGradient, preconditioned, warm-started) and
+// SparseSpdSolver's iterative kinds on it. Every expected value is computed from the
+// problem, not pasted.
 #include <doctest/doctest.h>
 
 #include <Eigen/Dense>
+#include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "integrators/solvers/linear_solvers.hpp"
 #include "integrators/solvers/nonlinear.hpp"
 
 namespace clockwork {
@@ -338,10 +343,12 @@ TEST_CASE("nonlinear: filtered PCG solves an SPD system to tolerance and keeps t
   const auto jacobi = [&](const Vector& r, Vector& z) { z = r.cwiseQuotient(diag); };
   PcgWorkspace w;
   const double tolerance = 1e-10;
+  const PcgSettings filtered{tolerance, 1000, PcgRule::Filtered};
 
   SUBCASE("no filter: plain PCG") {
     Vector x = Vector::Zero(n);
-    const PcgReport r = filtered_pcg(apply_a, jacobi, [](Vector&) {}, b, x, tolerance, 1000, w);
+    const PcgReport r = pcg(
+        apply_a, jacobi, [](Vector&) {}, b, x, filtered, w);
     CHECK(r.converged);
     CHECK(r.iterations <= n);
     CHECK((b - A * x).norm() <= tolerance * b.norm() * (1.0 + 1e-6));
@@ -355,7 +362,7 @@ TEST_CASE("nonlinear: filtered PCG solves an SPD system to tolerance and keeps t
     Vector x = Vector::Zero(n);
     for (const int i : held) x[i] = 0.25 * (i + 1);
     const Vector start = x;
-    const PcgReport r = filtered_pcg(apply_a, jacobi, filter, b, x, tolerance, 1000, w);
+    const PcgReport r = pcg(apply_a, jacobi, filter, b, x, filtered, w);
     CHECK(r.converged);
     for (const int i : held) CHECK(x[i] == start[i]);
     Vector residual = b - A * x;
@@ -378,7 +385,8 @@ TEST_CASE("nonlinear: filtered PCG solves an SPD system to tolerance and keeps t
   }
   SUBCASE("a start that already solves the system takes no iteration") {
     Vector x = Eigen::MatrixXd(A).ldlt().solve(b);
-    const PcgReport r = filtered_pcg(apply_a, jacobi, [](Vector&) {}, b, x, 1e-8, 1000, w);
+    const PcgReport r = pcg(
+        apply_a, jacobi, [](Vector&) {}, b, x, PcgSettings{1e-8, 1000, PcgRule::Filtered}, w);
     CHECK(r.converged);
     CHECK(r.iterations == 0);
   }
@@ -386,12 +394,197 @@ TEST_CASE("nonlinear: filtered PCG solves an SPD system to tolerance and keeps t
     Vector x = Vector::Zero(n);
     const auto negative = [&](const Vector& in, Vector& out) { out = -(A * in); };
     const auto identity = [](const Vector& r, Vector& z) { z = r; };
-    const PcgReport r = filtered_pcg(negative, identity, [](Vector&) {}, b, x, tolerance, 1000, w);
+    const PcgReport r = pcg(
+        negative, identity, [](Vector&) {}, b, x, filtered, w);
     CHECK_FALSE(r.converged);
     CHECK(r.iterations == 1);
     CHECK(x.isZero(0.0));
   }
 }
 
+/// S B S: B an SPD band matrix (couplings at distances 1 and 5, diagonally dominant),
+/// S = diag(10^{2u}), u uniform in [−1, 1] — an SPD matrix whose diagonal spans eight
+/// orders of magnitude, like a step matrix of heavy and light vertices: where the
+/// preconditioners matter.
+Sparse badly_scaled_spd(int n, unsigned seed) {
+  std::vector<Eigen::Triplet<double>> t;
+  const Vector u = random_vector(n, seed);
+  const auto s = [&](int i) { return std::pow(10.0, 2.0 * u[i]); };
+  for (int i = 0; i < n; ++i) {
+    t.emplace_back(i, i, (3.5 + 0.1 * i) * s(i) * s(i));
+    for (const int k : {1, 5})
+      if (i + k < n) {
+        const double c = -(k == 1 ? 1.0 : 0.5) * s(i) * s(i + k);
+        t.emplace_back(i, i + k, c);
+        t.emplace_back(i + k, i, c);
+      }
+  }
+  Sparse A(n, n);
+  A.setFromTriplets(t.begin(), t.end());
+  return A;
+}
+
+TEST_CASE("nonlinear: PCG under Eigen's rule is Eigen's ConjugateGradient to the last bit") {
+  // Backward Euler's iterative solves moved from Eigen's ConjugateGradient to pcg()
+  // with their trajectories unchanged: every iterate, the count and the stop agree.
+  const int n = 60;
+  const Sparse A = badly_scaled_spd(n, 21);
+  const Vector b = random_vector(n, 22), start = random_vector(n, 23);
+  const auto product = [&](const Vector& in, Vector& out) { out.noalias() = A.transpose() * in; };
+  Eigen::DiagonalPreconditioner<double> diagonal;
+  diagonal.compute(A);
+  Eigen::IncompleteCholesky<double> ic;
+  ic.compute(A);
+  REQUIRE(ic.info() == Eigen::Success);
+  PcgWorkspace w;
+  const auto compare = [&](auto& cg, const auto& precondition, double tolerance, int cap) {
+    cg.setTolerance(tolerance);
+    cg.setMaxIterations(cap);
+    cg.compute(A);
+    for (const bool warm : {false, true}) {
+      CAPTURE(warm);
+      const Vector eigen_x = warm ? Vector(cg.solveWithGuess(b, start)) : Vector(cg.solve(b));
+      Vector x = warm ? start : Vector::Zero(n);
+      const PcgReport r = pcg(
+          product, precondition, [](Vector&) {}, b, x, PcgSettings{tolerance, cap, PcgRule::Eigen},
+          w);
+      CHECK((x.array() == eigen_x.array()).all());
+      CHECK(r.converged == (cg.info() == Eigen::Success));
+      CHECK(r.iterations - (r.converged ? 1 : 0) == cg.iterations());
+      CHECK(r.residual_norm == doctest::Approx(cg.error() * b.norm()).epsilon(1e-12));
+    }
+  };
+  for (const auto& [tolerance, cap] :
+       {std::pair{1e-10, 1000}, std::pair{1e-3, 1000}, std::pair{1e-10, 7}}) {
+    CAPTURE(tolerance);
+    CAPTURE(cap);
+    SUBCASE("no preconditioner") {
+      Eigen::ConjugateGradient<Sparse, Eigen::Lower | Eigen::Upper, Eigen::IdentityPreconditioner>
+          cg;
+      compare(
+          cg, [](const Vector& r, Vector& z) { z = r; }, tolerance, cap);
+    }
+    SUBCASE("Jacobi") {
+      Eigen::ConjugateGradient<Sparse, Eigen::Lower | Eigen::Upper> cg;
+      compare(
+          cg, [&](const Vector& r, Vector& z) { z = diagonal.solve(r); }, tolerance, cap);
+    }
+    SUBCASE("incomplete Cholesky") {
+      Eigen::ConjugateGradient<Sparse, Eigen::Lower | Eigen::Upper,
+                               Eigen::IncompleteCholesky<double>>
+          cg;
+      compare(
+          cg, [&](const Vector& r, Vector& z) { z = ic.solve(r); }, tolerance, cap);
+    }
+  }
+}
+
+TEST_CASE("nonlinear: PCG reaches the direct solution, stops at its tolerance, starts warm") {
+  const int n = 60;
+  const Sparse A = badly_scaled_spd(n, 31);
+  const Vector b = random_vector(n, 32);
+  const Vector direct = Eigen::SimplicialLLT<Sparse>(A).solve(b);
+  const auto product = [&](const Vector& in, Vector& out) { out = A * in; };
+  const auto none = [](const Vector& r, Vector& z) { z = r; };
+  const Vector diag = A.diagonal();
+  const auto jacobi = [&](const Vector& r, Vector& z) { z = r.cwiseQuotient(diag); };
+  Eigen::IncompleteCholesky<double> ic(A);
+  const auto ichol = [&](const Vector& r, Vector& z) { z = ic.solve(r); };
+  const auto no_filter = [](Vector&) {};
+  PcgWorkspace w;
+
+  SUBCASE("each preconditioner reaches the direct solve; the better one in fewer products") {
+    int iterations[3];
+    for (const PcgRule rule : {PcgRule::Filtered, PcgRule::Eigen}) {
+      const PcgSettings s{1e-12, 10 * n, rule};
+      Vector x0 = Vector::Zero(n), x1 = x0, x2 = x0;
+      iterations[0] = pcg(product, none, no_filter, b, x0, s, w).iterations;
+      iterations[1] = pcg(product, jacobi, no_filter, b, x1, s, w).iterations;
+      iterations[2] = pcg(product, ichol, no_filter, b, x2, s, w).iterations;
+      for (const Vector* x : {&x0, &x1, &x2}) CHECK((*x - direct).norm() <= 1e-8 * direct.norm());
+      // Eight orders of magnitude on the diagonal: plain CG needs far more than n
+      // products, the diagonal removes the scaling, incomplete Cholesky most of the rest.
+      CHECK(iterations[0] > n);
+      CHECK(iterations[1] < iterations[0] / 2);
+      CHECK(iterations[2] < iterations[1]);
+    }
+  }
+  SUBCASE("the tolerance: the first iterate whose residual meets it, under either rule") {
+    for (const PcgRule rule : {PcgRule::Filtered, PcgRule::Eigen}) {
+      for (const double tolerance : {1e-3, 1e-6, 1e-9}) {
+        CAPTURE(tolerance);
+        Vector x = Vector::Zero(n);
+        const PcgReport r =
+            pcg(product, jacobi, no_filter, b, x, PcgSettings{tolerance, 1000, rule}, w);
+        REQUIRE(r.converged);
+        CHECK(r.residual_norm <= tolerance * b.norm());
+        // The recurrence's residual is the true one up to rounding.
+        CHECK((b - A * x).norm() <= tolerance * b.norm() * (1.0 + 1e-3));
+        // One product fewer does not meet it.
+        Vector y = Vector::Zero(n);
+        const PcgReport short_of = pcg(product, jacobi, no_filter, b, y,
+                                       PcgSettings{tolerance, r.iterations - 1, rule}, w);
+        CHECK_FALSE(short_of.converged);
+        CHECK(short_of.residual_norm > tolerance * b.norm());
+      }
+    }
+  }
+  SUBCASE("a warm start near the solution takes fewer products; at it, none") {
+    const PcgSettings s{1e-10, 1000, PcgRule::Eigen};
+    Vector cold = Vector::Zero(n);
+    const int from_zero = pcg(product, jacobi, no_filter, b, cold, s, w).iterations;
+    Vector warm = direct + 1e-6 * direct.norm() / std::sqrt(n) * random_vector(n, 33);
+    const PcgReport r = pcg(product, jacobi, no_filter, b, warm, s, w);
+    CHECK(r.converged);
+    CHECK(r.iterations < from_zero);
+    CHECK((b - A * warm).norm() <= 1e-10 * b.norm() * (1.0 + 1e-3));
+    Vector at = direct;
+    CHECK(pcg(product, jacobi, no_filter, b, at, s, w).iterations == 0);
+    CHECK((at.array() == direct.array()).all());
+  }
+  SUBCASE("Eigen's rule: b = 0 gives x = 0 from any start; no curvature test") {
+    Vector x = random_vector(n, 34);
+    const PcgReport zero = pcg(product, jacobi, no_filter, Vector::Zero(n), x,
+                               PcgSettings{1e-10, 1000, PcgRule::Eigen}, w);
+    CHECK(zero.converged);
+    CHECK(zero.iterations == 0);
+    CHECK(x.isZero(0.0));
+    // −A: every pᵀ(−A)p < 0. Filtered stops there (the test above); Eigen's CG runs on
+    // and, the matrix being definite of one sign, still solves it.
+    const auto negative = [&](const Vector& in, Vector& out) { out = -(A * in); };
+    const PcgReport r =
+        pcg(negative, jacobi, no_filter, b, x, PcgSettings{1e-12, 10 * n, PcgRule::Eigen}, w);
+    CHECK(r.converged);
+    CHECK((x + direct).norm() <= 1e-8 * direct.norm());
+    Vector y = Vector::Zero(n);
+    CHECK_FALSE(pcg(negative, jacobi, no_filter, b, y, PcgSettings{1e-12, 10 * n, PcgRule::Filtered}, w)
+                    .converged);
+    CHECK(y.isZero(0.0));
+  }
+}
+
+TEST_CASE("nonlinear: SparseSpdSolver's iterative kinds solve through PCG, cold or warm") {
+  const int n = 60;
+  const Sparse A = badly_scaled_spd(n, 41);
+  const Vector b = random_vector(n, 42);
+  const Vector direct = Eigen::SimplicialLLT<Sparse>(A).solve(b);
+  for (const LinearSolverKind kind : {LinearSolverKind::CG, LinearSolverKind::PcgJacobi,
+                                      LinearSolverKind::PcgIncompleteCholesky}) {
+    CAPTURE(static_cast<int>(kind));
+    SparseSpdSolver solver(kind, 1e-12, 10 * n);
+    REQUIRE(solver.factorize(A));
+    Vector x;
+    CHECK(solver.solve(b, x) > 0);
+    CHECK((x - direct).norm() <= 1e-8 * direct.norm());
+    // A guess at the solution: no product needed (Eigen's count, 0), x kept.
+    Vector guess = direct;
+    CHECK(solver.solve(b, guess, 1e-10, true) == 0);
+    CHECK((guess.array() == direct.array()).all());
+    // The same x without the guess: from 0 again.
+    Vector again = direct;
+    solver.solve(b, again, 1e-12, false);
+    CHECK((again.array() == x.array()).all());
+  }
+}
 }  // namespace
 }  // namespace clockwork
