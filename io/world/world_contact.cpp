@@ -119,7 +119,6 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
   }
 }
 
-
 /// Every static obstacle as a §6 collider of the Schroeder solids that name none of
 /// their own (docs/schroeder.md "Obstacles in the solve"): its exact surface where it
 /// has one, else its mesh; a moving obstacle is left to the penalty layers, with a
@@ -139,8 +138,10 @@ void give_schroeder_obstacles(World::Impl& w, const ContactParameters& params) {
       try {
         c = StaticCollider::from_mesh(std::make_shared<const MeshCollider>(std::move(x), b.triangles));
       } catch (const std::invalid_argument& e) {
-        throw SceneError(fmt::format("{}: {}: obstacle '{}' as a Schroeder solid's collider: {}",
-                                     w.origins[o.body]->file(), w.origins[o.body]->pointer(), b.name, e.what()));
+        // Only a mesh of zero-area triangles has no collider: the layers still see it.
+        spdlog::warn("{}: {}: Schroeder solids do not see obstacle '{}' in their solves: {}",
+                     w.origins[o.body]->file(), w.origins[o.body]->pointer(), b.name, e.what());
+        continue;
       }
     }
     colliders.push_back(c.grown(2.0 * params.eta1));
