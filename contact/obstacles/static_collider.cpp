@@ -1,5 +1,7 @@
 #include "contact/obstacles/static_collider.hpp"
 
+#include "contact/obstacles/mesh_collider.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,12 +50,19 @@ StaticCollider StaticCollider::ground(const Vec3& centre, double half_size, doub
   return box(centre - Vec3(s, s, s), centre + Vec3(s, s, 0.0), mu);
 }
 
+StaticCollider StaticCollider::from_mesh(std::shared_ptr<const MeshCollider> mesh, double mu) {
+  StaticCollider c{Shape::Mesh, Vec3::Zero(), Vec3::Zero(), 0.0, mu};
+  c.mesh = std::move(mesh);
+  return c;
+}
+
 StaticCollider StaticCollider::grown(double d) const {
   StaticCollider c = *this;
   switch (c.shape) {
     case Shape::Plane: c.a += d * c.b; break;
     case Shape::Sphere:
-    case Shape::Capsule: c.radius += d; break;
+    case Shape::Capsule:
+    case Shape::Mesh: c.radius += d; break;
     case Shape::Box:
       c.a -= Vec3::Constant(d);
       c.b += Vec3::Constant(d);
@@ -68,6 +77,7 @@ std::string StaticCollider::shape_name() const {
     case Shape::Sphere: return "sphere";
     case Shape::Capsule: return "capsule";
     case Shape::Box: return "box";
+    case Shape::Mesh: return "mesh";
   }
   return "?";
 }
@@ -106,6 +116,13 @@ StaticCollider::Closest StaticCollider::closest(const Vec3& x) const {
       out.point = x - out.distance * out.normal;
       return out;
     }
+    case Shape::Mesh: {
+      // The offset surface at `radius`: same normal, the distance less the offset.
+      Closest out = mesh->closest(x);
+      out.distance -= radius;
+      out.point += radius * out.normal;
+      return out;
+    }
   }
   return {};
 }
@@ -132,6 +149,11 @@ void validate_static_collider(const StaticCollider& c) {
       if (!(c.a.array() < c.b.array()).all())
         bad(fmt::format("box min {} is not below max {} in every coordinate", text(c.a),
                         text(c.b)));
+      break;
+    case StaticCollider::Shape::Mesh:
+      if (!c.mesh) bad("mesh collider without a mesh");
+      if (!(c.radius >= 0.0 && std::isfinite(c.radius)))
+        bad(fmt::format("mesh collider grown by {} (must be non-negative)", c.radius));
       break;
   }
 }

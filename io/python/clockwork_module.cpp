@@ -5,8 +5,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "io/mesh/mesh.hpp"
@@ -83,6 +86,138 @@ FemKind fem_kind(const std::string& model) {
   throw py::value_error("model: expected 'linear' or 'corotational', got '" + model + "'");
 }
 
+[[noreturn]] void refuse(const std::string& argument, const std::string& what) {
+  throw py::value_error(argument + ": " + what);
+}
+
+std::string number(double x) { return py::str(py::float_(x)); }
+
+/// add_solid's integrator arguments, each given only to the integrator it belongs to;
+/// the defaults are the scene file's (docs/scene-format.md).
+struct SolidIntegratorArgs {
+  std::string integrator;
+  std::optional<double> h;                                        // backward_euler
+  std::optional<double> h_L;                                      // zhao
+  std::optional<int> m;
+  std::optional<std::array<double, 3>> region_min, region_max;
+  std::string scheme;                                             // schroeder
+  std::optional<double> frame_dt, epsilon, substep, safety;
+};
+
+std::variant<BackwardEulerSpec, ZhaoSpec, SchroederSpec> integrator_of(const SolidIntegratorArgs& a,
+                                                                       const std::vector<Vec3>& x) {
+  const auto only = [&](const char* name, bool given, const char* owner) {
+    if (given && a.integrator != owner)
+      refuse(name, std::string("only for integrator='") + owner + "' (this solid's is '" + a.integrator + "')");
+  };
+  only("h", a.h.has_value(), "backward_euler");
+  for (const auto& [name, given] : {std::pair{"h_L", a.h_L.has_value()}, {"m", a.m.has_value()},
+                                    {"region_min", a.region_min.has_value()}, {"region_max", a.region_max.has_value()}})
+    only(name, given, "zhao");
+  only("scheme", a.scheme != "asynchronous", "schroeder");
+  for (const auto& [name, given] : {std::pair{"frame_dt", a.frame_dt.has_value()}, {"epsilon", a.epsilon.has_value()},
+                                    {"substep", a.substep.has_value()}, {"safety", a.safety.has_value()}})
+    only(name, given, "schroeder");
+  const auto positive = [](const char* name, double v) {
+    if (!(v > 0.0 && std::isfinite(v))) refuse(name, "must be > 0, got " + number(v));
+  };
+  if (a.integrator == "backward_euler") {
+    const double h = a.h.value_or(0.005);
+    positive("h", h);
+    return BackwardEulerSpec{.h = h};
+  }
+  if (a.integrator == "zhao") {
+    if (!a.h_L) refuse("h_L", "required by integrator='zhao'");
+    positive("h_L", *a.h_L);
+    if (!a.m) refuse("m", "required by integrator='zhao'");
+    if (*a.m < 1) refuse("m", "h_L / h_S must be a positive integer, got " + std::to_string(*a.m));
+    if (!a.region_min || !a.region_max) refuse(a.region_min ? "region_max" : "region_min", "required by integrator='zhao' (the small-step region S as an axis box)");
+    const Vec3 lo = vec3(*a.region_min), hi = vec3(*a.region_max);
+    if (!(lo.array() <= hi.array()).all()) refuse("region_max", "must not be below region_min in any coordinate");
+    ZhaoSpec z;
+    z.settings.h_L = *a.h_L;
+    MultirateRegion r{.name = "S1", .vertices = {}, .m = *a.m};
+    for (Index i = 0; i < x.size(); ++i)
+      if ((x[i].array() >= lo.array()).all() && (x[i].array() <= hi.array()).all()) r.vertices.push_back(i);
+    if (r.vertices.empty()) refuse("region_min, region_max", "the box contains no vertex of the solid");
+    z.regions.push_back(std::move(r));
+    return z;
+  }
+  if (a.integrator == "schroeder") {
+    SchroederSettings s;
+    if (a.scheme == "asynchronous") s.scheme = SchroederScheme::Asynchronous;
+    else if (a.scheme == "semi_implicit") s.scheme = SchroederScheme::SemiImplicit;
+    else if (a.scheme == "fully_implicit") s.scheme = SchroederScheme::FullyImplicit;
+    else refuse("scheme", "expected 'asynchronous', 'semi_implicit' or 'fully_implicit', got '" + a.scheme + "'");
+    if (a.frame_dt) positive("frame_dt", *a.frame_dt);
+    else if (s.scheme != SchroederScheme::SemiImplicit) refuse("frame_dt", "required by scheme='" + a.scheme + "'");
+    s.frame_dt = a.frame_dt.value_or(0.0);
+    if (a.epsilon) {
+      if (s.scheme != SchroederScheme::Asynchronous) refuse("epsilon", "only for scheme='asynchronous'");
+      if (!(*a.epsilon >= 0.0 && *a.epsilon <= 1.0)) refuse("epsilon", "must be in [0, 1], got " + number(*a.epsilon));
+      s.epsilon = *a.epsilon;
+    }
+    if (a.substep || a.safety) {
+      if (s.scheme == SchroederScheme::FullyImplicit) refuse(a.substep ? "substep" : "safety", "not for scheme='fully_implicit' (its step is frame_dt)");
+      if (a.substep) positive("substep", *a.substep);
+      if (a.safety && !(*a.safety > 0.0 && *a.safety <= 1.0)) refuse("safety", "must be in (0, 1], got " + number(*a.safety));
+    }
+    s.substep = a.substep.value_or(0.0);  // 0: from the stability limit
+    s.safety = a.safety.value_or(s.safety);
+    return SchroederSpec{s, {}};
+  }
+  refuse("integrator", "expected 'backward_euler', 'zhao' or 'schroeder', got '" + a.integrator + "'");
+}
+
+/// add_obstacle's `surface`: {"type": "ground", "center", "half_size"} | {"type":
+/// "sphere", "center", "radius"} | {"type": "capsule", "a", "b", "radius"}.
+StaticCollider surface_of(const py::dict& d) {
+  const auto key = [&](const char* k) -> py::handle {
+    if (!d.contains(k)) refuse("surface", std::string("'") + k + "' is required");
+    return d[k];
+  };
+  const auto point = [&](const char* k) {
+    try {
+      return vec3(key(k).cast<std::array<double, 3>>());
+    } catch (const py::cast_error&) {
+      refuse("surface", std::string("'") + k + "' must be 3 numbers");
+    }
+  };
+  const auto real = [&](const char* k) {
+    try {
+      return key(k).cast<double>();
+    } catch (const py::cast_error&) {
+      refuse("surface", std::string("'") + k + "' must be a number");
+    }
+  };
+  const std::string type = py::str(key("type"));
+  std::vector<std::string> keys;
+  StaticCollider c;
+  if (type == "ground") {
+    keys = {"type", "center", "half_size"};
+    const double s = real("half_size");
+    if (!(s > 0.0 && std::isfinite(s))) refuse("surface", "half_size must be > 0, got " + number(s));
+    c = StaticCollider::ground(point("center"), s);
+  } else if (type == "sphere") {
+    keys = {"type", "center", "radius"};
+    c = StaticCollider::sphere(point("center"), real("radius"));
+  } else if (type == "capsule") {
+    keys = {"type", "a", "b", "radius"};
+    c = StaticCollider::capsule(point("a"), point("b"), real("radius"));
+  } else {
+    refuse("surface", "type: expected 'ground', 'sphere' or 'capsule', got '" + type + "'");
+  }
+  for (const auto& [k, v] : d)
+    if (std::find(keys.begin(), keys.end(), std::string(py::str(k))) == keys.end())
+      refuse("surface", "unknown key '" + std::string(py::str(k)) + "' for a " + type);
+  try {
+    validate_static_collider(c);
+  } catch (const std::invalid_argument& e) {
+    refuse("surface", e.what());
+  }
+  return c;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(clockwork, m) {
@@ -140,9 +275,13 @@ PYBIND11_MODULE(clockwork, m) {
            "A cloth or shell: explicit AVI stencils, or the phantom mesh with ticks of phantom_h_imp s.")
       .def("add_solid",
            [](World& w, const std::string& name, const Points& vertices, const Indices& tets, double young,
-              double poisson, double density, const std::string& model, double h,
+              double poisson, double density, const std::string& model, std::optional<double> h,
               std::optional<std::array<double, 3>> velocity, std::optional<std::array<double, 3>> angular,
-              double rayleigh_alpha, double rayleigh_beta, bool collide) {
+              double rayleigh_alpha, double rayleigh_beta, bool collide, const std::string& integrator,
+              std::optional<double> h_L, std::optional<int> ratio, std::optional<std::array<double, 3>> region_min,
+              std::optional<std::array<double, 3>> region_max, const std::string& scheme,
+              std::optional<double> frame_dt, std::optional<double> epsilon, std::optional<double> substep,
+              std::optional<double> safety) {
              SolidSpec s;
              s.name = name;
              s.mesh.vertices = points_in(vertices, "vertices");
@@ -154,24 +293,38 @@ PYBIND11_MODULE(clockwork, m) {
              s.material.rayleigh_alpha = rayleigh_alpha;
              s.material.rayleigh_beta = rayleigh_beta;
              s.velocity = velocity_of(velocity, angular);
-             s.integrator = BackwardEulerSpec{.h = h};
+             s.integrator = integrator_of({integrator, h, h_L, ratio, region_min, region_max, scheme, frame_dt, epsilon,
+                                           substep, safety},
+                                          s.mesh.vertices);
              s.collide = collide;
              return w.add_solid(std::move(s));
            },
            py::arg("name"), py::arg("vertices"), py::arg("tets"), py::arg("young"), py::arg("poisson"),
-           py::arg("density"), py::arg("model") = "corotational", py::arg("h") = 0.005,
+           py::arg("density"), py::arg("model") = "corotational", py::arg("h") = py::none(),
            py::arg("velocity") = py::none(), py::arg("angular_velocity") = py::none(),
            py::arg("rayleigh_alpha") = 0.0, py::arg("rayleigh_beta") = 0.0, py::arg("collide") = true,
-           "A tet solid integrated by backward Euler at step h (contact inside its solve).")
+           py::kw_only(), py::arg("integrator") = "backward_euler", py::arg("h_L") = py::none(),
+           py::arg("m") = py::none(), py::arg("region_min") = py::none(), py::arg("region_max") = py::none(),
+           py::arg("scheme") = "asynchronous", py::arg("frame_dt") = py::none(), py::arg("epsilon") = py::none(),
+           py::arg("substep") = py::none(), py::arg("safety") = py::none(),
+           "A tet solid: backward Euler at step h (default 0.005 s); integrator='zhao': h_L, the small-step "
+           "region S (the vertices in the box region_min..region_max) at h_L / m; integrator='schroeder': "
+           "scheme ('asynchronous', 'semi_implicit', 'fully_implicit'), frame_dt, epsilon (0.5), substep "
+           "(from the stability limit), safety (0.8).")
       .def("add_obstacle",
-           [](World& w, const std::string& name, const Points& vertices, const Indices& triangles) {
+           [](World& w, const std::string& name, const Points& vertices, const Indices& triangles,
+              std::optional<py::dict> surface) {
              ObstacleSpec s;
              s.name = name;
              s.mesh.vertices = points_in(vertices, "vertices");
              s.mesh.triangles = indices_in<3>(triangles, s.mesh.vertices.size(), "triangles");
+             if (surface) s.surface = surface_of(*surface);
              return w.add_obstacle(std::move(s));
            },
-           py::arg("name"), py::arg("vertices"), py::arg("triangles"))
+           py::arg("name"), py::arg("vertices"), py::arg("triangles"), py::arg("surface") = py::none(),
+           "A static triangle-mesh obstacle. surface: the exact surface it approximates, "
+           "{'type': 'ground', 'center', 'half_size'}, {'type': 'sphere', 'center', 'radius'} or "
+           "{'type': 'capsule', 'a', 'b', 'radius'}; without one, Schroeder solids see the mesh itself.")
       .def("enable_contact",
            [](World& w, double friction, std::optional<double> thickness) {
              ContactSpec c;

@@ -97,7 +97,7 @@ std::optional<ObstacleShape> read_obstacle_shape(const JsonField& shape, SceneBu
     const JsonField axis = shape.at("axis");
     const Vec3 a = axis.vec3();
     if (a.norm() == 0.0) axis.fail("must be non-zero");
-    // No exact surface: a capped cylinder is not one of the §6 colliders.
+    // No exact surface (open or capped): Schroeder solids see its mesh (contact/obstacles/mesh_collider.hpp).
     return ObstacleShape{make_cylinder(shape.at("base").vec3(), a.normalized(), s.required_number("radius"),
                                        s.required_number("length"), count(s, "segments", 24),
                                        count(s, "rings", 8), s.boolean("capped").value_or(true)),

@@ -90,7 +90,7 @@ struct World::Impl {
   };
   std::vector<ObstacleSurface> obstacle_surfaces;
   /// Colliding Schroeder solids that name no §6 colliders of their own: the static
-  /// obstacles' surfaces become theirs (build_contact).
+  /// obstacles' surfaces, or their meshes, become theirs (build_contact).
   std::vector<std::pair<std::size_t, SchroederSource*>> schroeder_seeing_obstacles;
   /// Pins a script releases: global vertex -> its mass after the release.
   std::map<Index, double> releasable;

@@ -50,7 +50,8 @@ double brute_distance(const StaticCollider& c, const Vec3& x) {
               nearest = std::min(nearest, (p - x).norm());
             }
       return nearest;
-    case StaticCollider::Shape::Plane: break;
+    case StaticCollider::Shape::Plane:
+    case StaticCollider::Shape::Mesh: break;
   }
   return nearest;
 }
