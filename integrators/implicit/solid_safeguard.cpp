@@ -26,6 +26,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace clockwork {
 
 void SolidSource::set_energy_safeguard(bool on) {
@@ -86,9 +88,17 @@ void SolidSource::plan_end_state() {
 }
 
 double SolidSource::rotation_share(const Eigen::VectorXd& x_n) {
-  const RotationShare r = energy_limited_share(*model_, model_->lumped_mass(), x_n, v_, x_end_, v_end_,
-                                               rotation_, f_ext_, h_, contact_.planes(), impulses_,
-                                               energy_credit_, x_share_, v_share_);
+  // The budget (solid_source.hpp, kRotationBudget): a share of the largest kinetic
+  // energy the body has carried at a step's start, this one's included.
+  const std::vector<double>& mass = model_->lumped_mass();
+  double kinetic = 0.0;
+  for (std::size_t a = 0; a < mass.size(); ++a)
+    kinetic += 0.5 * mass[a] * v_.segment<3>(3 * static_cast<Eigen::Index>(a)).squaredNorm();
+  peak_kinetic_ = std::max(peak_kinetic_, kinetic);
+  const RotationShare r = energy_limited_share(*model_, mass, x_n, v_, x_end_, v_end_, rotation_, f_ext_, h_,
+                                               contact_.planes(), impulses_,
+                                               energy_credit_ + kRotationBudget * peak_kinetic_, x_share_,
+                                               v_share_);
   energy_credit_ -= r.gain;
   if (r.share < 1.0 && counters_.rotation_limited++ == 0)
     spdlog::info("{}: the rotation that keeps angular momentum was cut to {:.3g} of itself at step {} "
