@@ -43,6 +43,10 @@ struct TickPlane {
   /// A tangential anchor of an obstacle contact's friction (SolveContact::add_friction):
   /// two-sided, along a tangent of its contact plane, never a normal load.
   bool friction = false;
+  /// Zhao's multi-rate step only (MultirateSolver::set_planes): a plane on a region's
+  /// vertices acts from this substep r (1..m) of the large step on, so that a point
+  /// that reaches it in the step's later substeps is not pulled towards it before.
+  int first_substep = 1;
 
   double violation(const Eigen::VectorXd& x) const {
     double height = 0.0;

@@ -27,8 +27,9 @@
 /// step at the step's time, so momentum is exchanged, not made. Backward Euler solves
 /// with them (one-sided, Newton); Zhao's linear step takes the planes behind which
 /// x_n or x_n + h_L v_n lies as springs in its system (MultirateSolver::set_planes), at
-/// h_L on L and at h_S on a region's vertices; a plane whose vertices straddle L and a
-/// region is left to the layers. A pair plane with another solid may only push: the
+/// h_L on L and at h_S on a region's vertices (a region's pair plane with another solid
+/// also from the later substep its point reaches it: TickPlane::first_substep); a plane
+/// whose vertices straddle L and a region is left to the layers. A pair plane with another solid may only push: the
 /// step is solved again with the pair planes that push (an active set: process(),
 /// kMaxPlanePasses).
 ///

@@ -35,11 +35,19 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
     Mdiag.setIdentity();
     Mdiag = d.M.asDiagonal() * Mdiag;
     const Sparse C = d.G - Mdiag;  // eq. 27
+    const double hd = d.h * beta + d.h * d.h;
     for (int r = 1; r <= d.m; ++r) {
       const Eigen::Index row = offset[i] + (r - 1) * s;
       add_block(t, d.A, row, offset[i] + (r - 1) * s);
       if (r >= 2) add_block(t, C, row, offset[i] + (r - 2) * s);
       for (int q = 1; q <= r - 2; ++q) add_block(t, d.G, row, offset[i] + (q - 1) * s);
+      // Planes acting from a later substep (multirate_planes.cpp): A_r = A + (hβ + h²) Kd_r
+      // and G_r = G + h² Kd_r in substep r's row.
+      if (d.delayed && d.Kd_SS[static_cast<std::size_t>(r - 1)].nonZeros() > 0) {
+        const Sparse& Kd = d.Kd_SS[static_cast<std::size_t>(r - 1)];
+        add_block(t, Kd, row, offset[i] + (r - 1) * s, hd);
+        for (int q = 1; q <= r - 1; ++q) add_block(t, Kd, row, offset[i] + (q - 1) * s, d.h * d.h);
+      }
       add_block(t, d.K_SL, row, oL, d.c(r, beta));                                // eq. 26
       add_block(t, d.K_LS, oL, offset[i] + (r - 1) * s, d.e(r, beta));            // eq. 28
     }
@@ -57,8 +65,11 @@ void MultirateSolver::step_direct(const Vector& x0, const Vector& v0, const Vect
   b.tail(A_L_.rows()) = b_L_;
   for (std::size_t i = 0; i < data_.size(); ++i) {
     const RegionData& d = *data_[i];
-    for (int r = 1; r <= d.m; ++r)
-      b.segment(offset[i] + (r - 1) * d.A.rows(), d.A.rows()) = d.a - double(r) * d.k;
+    for (int r = 1; r <= d.m; ++r) {
+      auto block = b.segment(offset[i] + (r - 1) * d.A.rows(), d.A.rows());
+      block = d.a - double(r) * d.k;
+      if (d.delayed) block -= d.shift[static_cast<std::size_t>(r - 1)];
+    }
   }
   const Vector x = lu.solve(b);
   if (solve_seconds) *solve_seconds = seconds_since(t1);

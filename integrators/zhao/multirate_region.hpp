@@ -3,6 +3,7 @@
 /// per-region data of MultirateSolver and the small helpers both files use. Not a
 /// public header: nothing outside the solver includes it.
 #include <chrono>
+#include <memory>
 #include <vector>
 
 #include "integrators/solvers/block_cholesky.hpp"
@@ -72,6 +73,19 @@ struct MultirateSolver::RegionData {
   // Scratch of the forward substitution of a step.
   Vector a, k, coupling, correction, gsum, prev, rhs, x, sub;
   MultirateCoupling scheme = MultirateCoupling::Conservative;
+  // Planes that act from a later substep (TickPlane::first_substep > 1; multirate_planes.cpp):
+  // per substep r (index r − 1), Kd_S the stiffness of the planes acting in it (the
+  // region's rows, all columns; empty if none), Kd_SS its region columns, A_r =
+  // A^S + (h β + h²) Kd_SS with its factor (null where A_r = A^S), and shift the
+  // planes' share of b̄_r, b̄_r = a − r k − shift_r (eq. 29 with K + Kd_r, f_int + f_d).
+  std::vector<Sparse> Kd_S, Kd_SS;
+  std::vector<std::unique_ptr<VertexBlockCholesky>> chol_r;
+  std::vector<Vector> shift;
+  bool delayed = false;  ///< the region has such planes this step
+  /// The factor of substep r's matrix A_r.
+  const VertexBlockCholesky& solver(int r) const {
+    return delayed && chol_r[static_cast<std::size_t>(r - 1)] ? *chol_r[static_cast<std::size_t>(r - 1)] : chol;
+  }
 
   /// c_r of B_r = c_r K^SL (eq. 26 with M^SL = 0, D^SL = β K^SL; conservative: S sees
   /// u_r^L − u_0^L = r h_S v_m^L and D^SL v_m^L).
@@ -96,19 +110,33 @@ struct MultirateSolver::RegionData {
   /// G P_{r−1} is carried as a sum without products with G: A^S = (1 + h α) M +
   /// (h β + h²) K^SS and G = h² K^SS (eq. 24, 27) give
   ///   G X_r = γ (A^S X_r − (1 + h α) M X_r),   γ = h / (β + h),
-  /// and A^S X_r is the right-hand side just solved.
+  /// and A^S X_r is the right-hand side just solved. With delayed planes substep r has
+  /// its own A_r and G_r = h² (K^SS + Kd_r), and the same γ relates them:
+  /// γ (A_r X − (1 + h α) M X) = G_r X. Row r of the forward substitution holds
+  /// G_r P_{r−1}: the sum carries G P_{r−1} (G_r X_r less h² Kd_r X_r) and the row adds
+  /// h² Kd_r P_{r−1}. `reverse`: iteration k solves the adjoint's row q = m + 1 − k
+  /// (factor()), whose sum is Σ_{r>q} G_r Q_r: the sum of G_q Q_q as solved.
   template <typename Mat, typename Rhs, typename Visit>
   void forward(Eigen::Index cols, Rhs&& Y, Visit&& visit, Mat& g_sum, Mat& prev_x, Mat& r_buf,
-               Mat& x_buf) const {
+               Mat& x_buf, bool reverse = false) const {
     g_sum.setZero(A.rows(), cols);
     prev_x.setZero(A.rows(), cols);
+    Mat p_sum;  // P_{r−1}, forward with delayed planes only
+    if (delayed && !reverse) p_sum.setZero(A.rows(), cols);
     for (int r = 1; r <= m; ++r) {
       Y(r, r_buf);
       r_buf -= g_sum;
       r_buf += M.asDiagonal() * prev_x;
+      const Sparse* Kd = delayed && !reverse && Kd_SS[static_cast<std::size_t>(r - 1)].nonZeros() > 0
+                             ? &Kd_SS[static_cast<std::size_t>(r - 1)]
+                             : nullptr;
+      if (Kd) r_buf -= (h * h) * (*Kd * p_sum);
       x_buf = r_buf;
-      for (Eigen::Index c = 0; c < cols; ++c) chol.solve_in_place(x_buf.col(c));
+      const VertexBlockCholesky& s = solver(reverse ? m + 1 - r : r);
+      for (Eigen::Index c = 0; c < cols; ++c) s.solve_in_place(x_buf.col(c));
       g_sum += gamma * (r_buf - mass_scale * (M.asDiagonal() * x_buf));
+      if (Kd) g_sum -= (h * h) * (*Kd * x_buf);
+      if (delayed && !reverse) p_sum += x_buf;
       visit(r, x_buf);
       prev_x.swap(x_buf);
     }

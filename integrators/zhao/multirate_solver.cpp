@@ -125,7 +125,7 @@ void MultirateSolver::linearise(const Vector& x0) {
   if (had_planes_) {
     Triplets t;
     for (const TickPlane& p : planes_)
-      p.add_hessian(x0, [](Index) { return true; }, [&](Index i, Index j, const Mat3& block) {
+      if (delayed_region(p) < 0) p.add_hessian(x0, [](Index) { return true; }, [&](Index i, Index j, const Mat3& block) {
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) t.emplace_back(3 * i + r, 3 * j + c, block(r, c));
       });
@@ -171,6 +171,7 @@ void MultirateSolver::linearise(const Vector& x0) {
       A_L_ -= (d.interface_weight() * hL * hL) * Sparse(d.KF_L * P_L_.transpose());
     }
   }
+  linearise_delayed(x0);
   timings_.linearise += seconds_since(t0);
   linearised_ = true;
 }
@@ -185,6 +186,7 @@ void MultirateSolver::factor() {
     RegionData& d = *dp;
     if (!d.chol.compute(d.A))
       throw NumericalFailure("multirate: A^S is not positive definite", "", 0.0, NumericalFailure::kNoVertex, "multirate: A^S is not positive definite");
+    factor_delayed(d);
     const Eigen::Index nj = d.W.cols();
     if (nj == 0) continue;
     // The J rows of H^LS (H^SS)⁻¹, by the adjoint of Algorithm 1: the J rows of H^LS
@@ -224,7 +226,7 @@ void MultirateSolver::factor() {
                                 s1 += double(q) * X;
                                 sc += d.c(q, beta) * X;
                               },
-                              P, prev, r, x);
+                              P, prev, r, x, true);
                           S0.middleCols(c0, w) = s0;
                           S1.middleCols(c0, w) = s1;
                           Sc.middleCols(c0, w) = sc;
@@ -275,7 +277,8 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
     model_.gradient(x0, f_int0_);
     Kv_.noalias() = K_ * v0;
   }
-  for (const TickPlane& p : planes_) p.add_gradient(x0, f_int0_, [](Index) { return true; });
+  for (const TickPlane& p : planes_)
+    if (delayed_region(p) < 0) p.add_gradient(x0, f_int0_, [](Index) { return true; });
   Dv_ = settings_.rayleigh_alpha * mass3_.cwiseProduct(v0) + settings_.rayleigh_beta * Kv_;
   x0_ = x0;
   const double hL = settings_.h_L;
@@ -298,6 +301,7 @@ void MultirateSolver::rhs(const Vector& x0, const Vector& v0, const Vector& f_ex
       b_L_ += (d.interface_weight() * hL * hL) * d.correction;
     }
   }
+  delayed_rhs(x0, v0);
 }
 
 void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_ext,
@@ -322,6 +326,7 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
     d.reduced.noalias() -= d.S1t * d.k;
     d.correction.noalias() = d.W_I.transpose() * d.reduced;
     for (std::size_t j = 0; j < d.J.size(); ++j) b_star_[d.J[j]] -= d.correction[j];
+    if (d.delayed) add_delayed_schur_rhs(d);
   }
   const auto t1 = Clock::now();
   timings_.schur_rhs += seconds_between(t_rhs, t1);
@@ -351,7 +356,11 @@ void MultirateSolver::step(const Vector& x0, const Vector& v0, const Vector& f_e
     if (large_.empty()) d.coupling.setZero(d.a.size());
     else d.coupling.noalias() = d.K_LS.transpose() * dv_L_;  // row-wise: 3|S| dots
     d.forward(
-        1, [&](int r, Vector& y) { y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling; },
+        1,
+        [&](int r, Vector& y) {
+          y = d.a - double(r) * d.k - d.c(r, beta) * d.coupling;
+          if (d.delayed) y -= d.shift[static_cast<std::size_t>(r - 1)];
+        },
         [&](int r, const Vector& X) {
           Vector& o = out.dv_S[i][r - 1];
           const std::vector<Index>& verts = regions_[i].vertices;

@@ -161,6 +161,11 @@ class MultirateSolver {
   /// system, the S blocks, their substeps and the damping β K alike) and its force at
   /// x0 to f_int — exact, since a plane is linear in x. A plane's vertices must all be
   /// in L or all in one region (SolidSource keeps such planes; prescribed ones aside).
+  /// A region's plane with TickPlane::first_substep = q > 1 acts from substep q on: it
+  /// is in K and f_int for the substeps r ≥ q only (their A_r, G_r and b̄_r, each
+  /// factored on its own; multirate_planes.cpp), so that it does not pull a point that
+  /// reaches it late in the step towards it before (q > m: it does not act). On L, or
+  /// across groups, first_substep is ignored (the plane acts from the start).
   /// A step with planes, or the first one after, re-linearises and refactors (linear
   /// FEM too). An empty span clears them.
   void set_planes(std::span<const TickPlane> planes) { planes_.assign(planes.begin(), planes.end()); }
@@ -233,6 +238,18 @@ class MultirateSolver {
   /// Right-hand sides eq. 29–30 at (x0, v0): b^L, and per region a, k with
   /// b_r^S = a − r k.
   void rhs(const Vector& x0, const Vector& v0, const Vector& f_ext);
+  // Planes acting from a later substep (multirate_planes.cpp).
+  /// The region whose substeps q ≥ p.first_substep > 1 alone the plane acts in; −1 if
+  /// it acts from the start (on L, across groups, or first_substep ≤ 1).
+  int delayed_region(const TickPlane& p) const;
+  /// Per region: the delayed planes' Kd_S, Kd_SS per substep (RegionData), at x0.
+  void linearise_delayed(const Vector& x0);
+  /// Factors the region's A_r that differ from A^S.
+  void factor_delayed(RegionData& d) const;
+  /// Per region: shift_r = h (f_d,r(x0) + β Kd_r v0) + r h² Kd_r v0.
+  void delayed_rhs(const Vector& x0, const Vector& v0);
+  /// b^L* += H^LS (H^SS)⁻¹ shift (the part of eq. 36 that S0, S1 do not cover).
+  void add_delayed_schur_rhs(RegionData& d);
 
   const TetFemModel& model_;
   std::vector<MultirateRegion> regions_;

@@ -44,10 +44,12 @@ struct Integrator {
   double h = 0.01;
   int m = 0;
 };
+/// The upper block's spin (rad/s) in the sweep's '_spin' scenes.
+const Vec3 kSpin(0.3, -0.5, 0.8);
 
 /// tests/data/sweep/pair_*.json: two 0.15 × 0.15 × 0.1 m corotational blocks (E 0.2 MPa,
 /// ν 0.3, 500 kg/m³, β 0.01); the upper 2 cm above the lower, moving at (0.1, 0.05, −1).
-World pair_scene(const Integrator& lower, const Integrator& upper) {
+World pair_scene(const Integrator& lower, const Integrator& upper, const Vec3& spin) {
   World w({.name = "pair", .end_time = 0.16, .frame_rate = 50, .gravity = {0, 0, 0}});
   const auto block = [&](std::string name, const Vec3& origin, const Integrator& integrator, const Vec3& lo,
                          const Vec3& hi) {
@@ -66,7 +68,7 @@ World pair_scene(const Integrator& lower, const Integrator& upper) {
   };
   w.add_solid(block("lower", {-0.075, -0.075, -0.1}, lower, {-1, -1, -0.01}, {1, 1, 1}));
   SolidSpec up = block("upper", {-0.05, -0.06, 0.02}, upper, {-1, -1, -1}, {1, 1, 0.03});
-  up.velocity = test::velocity({0.1, 0.05, -1.0});
+  up.velocity = test::velocity({0.1, 0.05, -1.0}, spin);
   w.add_solid(std::move(up));
   w.enable_contact(ContactSpec{});
   return w;
@@ -109,12 +111,13 @@ State measure(const Scene& s, double t) {
 /// Runs the pair to 0.16 s (the contact at 10–60 ms) and checks, at every 10 ms step
 /// boundary (the steps at t not yet taken), energy ≤ initial (1 + 1e-3), |ΔP| and |ΔL|
 /// within 1e-10 of their scales, and no inverted tet.
-void check_pair(const Integrator& lower, const Integrator& upper) {
+void check_pair(const Integrator& lower, const Integrator& upper, const Vec3& spin = Vec3::Zero()) {
   CAPTURE(lower.h);
   CAPTURE(lower.m);
   CAPTURE(upper.h);
   CAPTURE(upper.m);
-  Scene s = test::build(pair_scene(lower, upper));
+  CAPTURE(spin.norm());
+  Scene s = test::build(pair_scene(lower, upper, spin));
   const State first = measure(s, 0.0);
   double highest = first.energy, dP = 0.0, dL = 0.0;
   int inverted = 0;
@@ -127,8 +130,8 @@ void check_pair(const Integrator& lower, const Integrator& upper) {
     dL = std::max(dL, (m.L - first.L).norm() / first.L_scale);
     inverted = std::max(inverted, m.inverted);
   }
-  MESSAGE(fmt::format("lower h {} m {}, upper h {} m {}: highest {:.4g} J of {:.4g} J, |dP| {:.2g}, |dL| {:.2g}",
-                      lower.h, lower.m, upper.h, upper.m, highest, first.energy, dP, dL));
+  MESSAGE(fmt::format("lower h {} m {}, upper h {} m {}, spin {}: highest {:.4g} J of {:.4g} J, |dP| {:.2g}, |dL| {:.2g}",
+                      lower.h, lower.m, upper.h, upper.m, spin.norm(), highest, first.energy, dP, dL));
   CHECK(highest <= first.energy * (1.0 + 1e-3));
   CHECK(dP <= 1e-10);
   CHECK(dL <= 1e-10);
@@ -175,19 +178,18 @@ TEST_CASE("pair energy: Zhao against Schroeder at 10 ms never gains energy") {
   check_pair({0.01, 1}, {0.01, kSchroeder});
 }
 
-// Not fixed yet: backward Euler at 5 ms against a 10 ms Zhao block at m = 4 (sweep
-// 'pair_be_zhao_m4': +98 % at the frames, +76 % before; this test 1.126 J -> 0.939 J of
-// 0.570 J). Measured: the Zhao block, which plans the pair (the longer step), finds 3228
-// planes on its m = 4 face region at t = 10 ms, keeps none (a region's plane is kept
-// only if the point crosses it within h_S = 2.5 ms; the gap is 10 mm, closing at 1 m/s),
-// so the layers alone stop the blocks between 10 and 20 ms (both blocks' elastic energy
-// 0 -> 0.26 J and 0.30 J). Keeping the planes the point crosses within h_L does not
-// help: held as springs through all m substeps they pull in the substeps before the
-// point arrives, every one of them pulls over the step (110 of 149, then the other 39)
-// and the active set drops them all. With the 5 ms block planning instead (before the
-// order by step length) its reactions landed between the Zhao block's substeps
-// (1.126 J). Needed: a region plane that acts only from the substep its point reaches it.
-TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 4 at 10 ms never gains energy" * doctest::may_fail()) {
+// Backward Euler at 5 ms against a 10 ms Zhao block at m = 4 (sweep 'pair_be_zhao_m4':
+// +62 %, '_spin' +99 %; here 0.570 J -> 0.939 J). Measured: the Zhao block, which plans
+// the pair (the longer step), found 3228 planes on its m = 4 face region at t = 10 ms
+// and kept none (a region's plane was kept only if the point crossed it within
+// h_S = 2.5 ms; the gap was 10 mm, closing at 1 m/s), so the layers alone stopped the
+// blocks between 10 and 20 ms (both blocks' elastic energy 0 -> 0.26 J and 0.30 J).
+// Held through all m substeps, the planes the point crosses within h_L pulled before
+// the point arrived, and the active set dropped them all. Now such a plane acts from the
+// substep its point reaches it (TickPlane::first_substep; MultirateSolver's substeps
+// r ≥ q take it, integrators/zhao/multirate_planes.cpp), at m times the stiffness
+// (SolidSource::plan_multirate_contact): at t = 10 ms 149 planes, from substeps 2 and 4.
+TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 4 at 10 ms never gains energy") {
   check_pair({0.005, 0}, {0.01, 4});
+  check_pair({0.005, 0}, {0.01, 4}, kSpin);
 }
-
