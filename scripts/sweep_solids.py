@@ -205,6 +205,12 @@ def all_scenes():
     # step's doing or Zhao's
     for spin in (False, True):
         out.append((f"pair_be10_be10" + ("_spin" if spin else ""), *pair_scene("be10", "be10", spin)))
+    # the delayed region planes' stiffness (m times the normal one) was chosen at m = 4:
+    # backward Euler and Zhao against Zhao regions at other m
+    for a, b in (("be", "zhao_m2"), ("be", "zhao_m8"), ("be", "zhao_m10"), ("zhao_m10", "zhao_m10"),
+                 ("explicit", "zhao_m10"), ("phantom", "zhao_m10"), ("zhao_m10", "schroeder")):
+        for spin in (False, True):
+            out.append((f"pair_{a}_{b}" + ("_spin" if spin else ""), *pair_scene(a, b, spin)))
     return out
 
 
