@@ -222,8 +222,8 @@ class SchroederStepper {
     Vec3 tangential = Vec3::Zero();  ///< sticking: the tangential impulse it took, N·s
     Vec3 friction = Vec3::Zero();    ///< sliding: the friction impulse applied, N·s
     bool overshot = false;  ///< sliding: the last solve's friction reversed its slide
-    /// Sticking again after its friction reversed its slide in a position update: it
-    /// does not slide again within that update.
+    /// Sticking again after its friction reversed its slide: it does not slide again
+    /// within that update.
     bool held = false;
     /// The collider's impulse on the particle in the last solve (constraint + friction), N·s.
     Vec3 applied = Vec3::Zero();
