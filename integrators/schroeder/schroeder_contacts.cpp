@@ -98,9 +98,9 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v, con
         // A slide the friction impulse reversed: it was more than the impulse that stops
         // the particle (see below).
         k.overshot = slide.dot(k.friction) > 0.0;
-        if (k.overshot && add_crossing) {
-          // In a position update the particle sticks again, and stays so for the rest
-          // of the update (no cycling): see the end of this function.
+        if (k.overshot) {
+          // The particle sticks again, and stays so for the rest of the update (no
+          // cycling): see the end of this function.
           k.stick = k.held = true;
           k.overshot = false;
           k.friction.setZero();
@@ -157,14 +157,20 @@ void SchroederStepper::solve_with_contacts(const Vector& x, const Vector& v, con
   // patch slid every update, friction reversing the slides by up to 0.5 m/s, and the
   // ball walked about the plane with 0.01–0.05 J of kinetic energy (docs/schroeder.md,
   // decision 11).
-  // - In a position update the contact sticks again and the update is solved anew
-  //   (above): its Δv sets xⁿ⁺¹, so a particle stopped after the solve would sit where
-  //   the solve had not put it, against neighbours moved as if it slid back. That
-  //   created elastic energy: the fully-implicit demo ball dropped 15 cm with μ = .3
-  //   gained up to 10.7 J in one frame, inverted 8 tets and never rested.
-  // - In a velocity update (and where the contact rounds ran out) its tangential
-  //   velocity is removed after the solve: the positions are already set, so this only
-  //   takes kinetic energy out.
+  // The contact sticks again and the update is solved anew (above), in both updates.
+  // - In a position update Δv sets xⁿ⁺¹, so a particle stopped after the solve would
+  //   sit where the solve had not put it, against neighbours moved as if it slid back.
+  //   That created elastic energy: the fully-implicit demo ball dropped 15 cm with
+  //   μ = .3 gained up to 10.7 J in one frame, inverted 8 tets and never rested.
+  // - In a velocity update, stopping the particle after the solve leaves the friction
+  //   impulse that reversed it in its neighbours: the implicit solve spread that
+  //   external push through the body, and only the particle's own velocity was taken
+  //   out. A fully-implicit bar resting on the ground (the sweep's
+  //   bar_fully_implicit_15cm_mu0.5_damped_spin) went from 3.4e-3 J to 2.7e-2 J of
+  //   kinetic energy in one velocity update whose 12 contacts all slid and ended at
+  //   rest (their impulses did no work on them), and slid off at 0.12 m/s.
+  // Only where the contact rounds ran out is the tangential velocity removed after the
+  // solve (positions set or not, the last word).
   for (Contact& k : contacts_) {
     if (k.stick || !k.overshot) continue;
     auto da = dv_.segment<3>(3 * k.vertex);

@@ -77,12 +77,6 @@ std::vector<bool> tets_touching_faces(const std::vector<std::array<Index, 4>>& t
 /// One linear system of a position or velocity update:
 ///   M Δv + P_ε B Δv = P_ε (t_E f_E(x) + t_I f_I(x) − B v) + t_g f_g,
 ///   B = m_damp α_R M + k_E K_E + k_I K_I.
-struct SchroederStepper::Coefficients {
-  double t_E = 0, t_I = 0, t_g = 0;
-  double m_damp = 0, k_E = 0, k_I = 0;
-  bool project = false;
-};
-
 SchroederStepper::SchroederStepper(const TetFemModel& model,
                                    const std::vector<TetMaterial>& materials,
                                    const std::vector<bool>& semi_tets, std::vector<bool> fixed,
@@ -414,13 +408,6 @@ void SchroederStepper::record_external(const Vector& v, const Coefficients& c, c
 }
 
 void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
-  const double h = 0.5 * dt_;
-  const double beta = settings_.rayleigh_beta;
-  Coefficients c;
-  c.t_E = h;
-  c.t_g = h;
-  c.m_damp = h;
-  c.k_E = h * beta;
   if (!event_open_) open_event(v);  // the first step: no velocity update before it
   touched_ = touched_ || (settings_.scheme == SchroederScheme::Asynchronous && model_I_ &&
                           (near_collider(x, v) || interior_deforming(x, v)));
@@ -428,14 +415,7 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
   // §4.3's α for a coupled step after m − 1 uncoupled substeps: the I forces were
   // ignored for (m − ½) Δt when v½ is reached, α = (2 m Δt − Δt)/Δt (m = p: the frame's).
   alpha_now_ = settings_.scheme == SchroederScheme::Asynchronous ? 2.0 * (uncoupled_ + 1) - 1.0 : 1.0;
-  if (coupled_) {
-    // §4.3 with the §4.1 scaling of I: f̂ = α f, ∂f̂/∂v = α ∂f/∂v, and the position
-    // argument xⁿ + α h v½ (∂f̂/∂x h-weighted: α h · α h K_I).
-    c.t_I = alpha_now_ * h;
-    c.k_I = alpha_now_ * h * beta + alpha_now_ * alpha_now_ * h * h;
-  } else {
-    c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
-  }
+  const Coefficients c = update_coefficients(true, coupled_, dt_);
   if (constrain_contacts()) {
     // The particles held at the end of the last step seed the contact set, aimed at
     // the surface again.
@@ -450,7 +430,7 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
     contacts_.clear();
     solve(x, v, c, dv_);
   }
-  safeguard_update(x, v, c, h);  // decision 15 (fully implicit, no contacts)
+  safeguard_update(x, v, c, 0.5 * dt_);  // decision 15 (fully implicit, no contacts)
   w = v + dv_;
   event_ext_ += solve_ext_;  // (held in w only: taken back by the next event)
   // The constrained particles land on the surface, friction part of their solve (vⁿ is
@@ -495,27 +475,43 @@ void SchroederStepper::position_update(const Vector& x, Vector& v, Vector& w) {
     }
   }
   keep_angular_momentum(x, v, w);
+  // Decision 16 (fully implicit, no contacts), after the rotation: the split steps
+  // start from vⁿ with it, so they turn it too (added after them, it would drift along
+  // straight lines over the whole frame). A split step's L is not exact.
+  check_whole_step(x, v, w);
+}
+
+SchroederStepper::Coefficients SchroederStepper::update_coefficients(bool position, bool coupled,
+                                                                     double dt) const {
+  // A position update evolves the forces over h = Δt/2, a velocity update over Δt.
+  const double h = position ? 0.5 * dt : dt;
+  const double beta = settings_.rayleigh_beta;
+  Coefficients c;
+  c.t_E = h;
+  c.t_g = h;
+  c.m_damp = h;
+  c.k_E = h * beta;
+  if (coupled) {
+    // §4.3 with the §4.1 scaling of I: f̂ = α f, ∂f̂/∂v = α ∂f/∂v; the position argument
+    // xⁿ + α h v½ (∂f̂/∂x h-weighted: α h · α h K_I). The velocity update is backward
+    // Euler with every force at xⁿ⁺¹ + Δt vⁿ⁺¹.
+    if (!position) c.k_E += h * h;
+    c.t_I = alpha_now_ * h;
+    c.k_I = alpha_now_ * h * beta + alpha_now_ * alpha_now_ * h * h;
+  } else {
+    c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
+  }
+  return c;
 }
 
 void SchroederStepper::velocity_update(const Vector& x1, Vector& v) {
   open_event(v);
-  const double beta = settings_.rayleigh_beta;
-  Coefficients c;
-  c.t_E = dt_;
-  c.t_g = dt_;
-  c.m_damp = dt_;
-  c.k_E = dt_ * beta;
   const bool coupled = coupled_;
-  if (coupled) {
-    // Backward Euler with every force, I scaled by §4.1 (α, α²), at xⁿ⁺¹ + Δt vⁿ⁺¹.
-    c.k_E += dt_ * dt_;
-    c.t_I = alpha_now_ * dt_;
-    c.k_I = alpha_now_ * dt_ * beta + alpha_now_ * alpha_now_ * dt_ * dt_;
-  } else {
-    c.project = settings_.scheme == SchroederScheme::Asynchronous && !dist_.empty();
-  }
+  const Coefficients c = update_coefficients(false, coupled, dt_);
   contacts_.clear();
-  if (constrain_contacts()) {
+  if (take_prepared_velocity_update(x1, v, c)) {
+    // Solved ahead by the whole-step check (decision 16): no contacts, nothing collided.
+  } else if (constrain_contacts()) {
     // §6's final contact step as constraints: the particles that collided end with
     // no normal velocity (released if that would pull them onto the surface).
     for (std::size_t a = 0; a < fixed_.size(); ++a) {

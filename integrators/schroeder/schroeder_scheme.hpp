@@ -116,6 +116,10 @@ struct SchroederSettings {
   /// update whose balance gained energy is re-solved converged. Not a scene key: off
   /// only in tests that show what it prevents.
   bool energy_safeguard = true;
+  /// The fully-implicit step's whole-step check (docs/schroeder.md, decision 16): a step
+  /// whose balance (xⁿ, vⁿ) → (xⁿ⁺¹, vⁿ⁺¹) gains energy is taken as 2, 4, … 16 §3.2
+  /// steps of Δt/k inside the position update's event. Not a scene key.
+  bool split_gaining_steps = true;
 };
 
 /// Throws std::invalid_argument naming the setting and its value: a non-positive or
@@ -150,6 +154,11 @@ struct SchroederCounters {
   std::uint64_t safeguarded = 0;
   std::uint64_t safeguard_newton_iterations = 0;  ///< the re-solves' Newton steps, summed
   std::uint64_t safeguard_unconverged = 0;  ///< re-solves that kept their last iterate
+  /// Fully-implicit steps whose whole-step balance was checked (decision 16), those that
+  /// gained and were split into k steps of Δt/k, and the largest k.
+  std::uint64_t whole_step_checks = 0;
+  std::uint64_t split_steps = 0;
+  int max_split = 1;
 };
 
 class SchroederStepper {
@@ -213,8 +222,8 @@ class SchroederStepper {
     Vec3 tangential = Vec3::Zero();  ///< sticking: the tangential impulse it took, N·s
     Vec3 friction = Vec3::Zero();    ///< sliding: the friction impulse applied, N·s
     bool overshot = false;  ///< sliding: the last solve's friction reversed its slide
-    /// Sticking again after its friction reversed its slide in a position update: it
-    /// does not slide again within that update.
+    /// Sticking again after its friction reversed its slide: it does not slide again
+    /// within that update.
     bool held = false;
     /// The collider's impulse on the particle in the last solve (constraint + friction), N·s.
     Vec3 applied = Vec3::Zero();
@@ -228,7 +237,13 @@ class SchroederStepper {
   double elastic_energy(const Vector& x) const;
 
  private:
-  struct Coefficients;
+  /// An update's terms: forces × t_E, t_I, gravity × t_g, damping m_damp α_R M +
+  /// k_E K_E + k_I K_I, the §5 projection.
+  struct Coefficients {
+    double t_E = 0, t_I = 0, t_g = 0;
+    double m_damp = 0, k_E = 0, k_I = 0;
+    bool project = false;
+  };
   static constexpr int kMaxContactRounds = 6;
 
   void solve(const Vector& x, const Vector& v, const Coefficients& c, Vector& dv);
@@ -292,6 +307,21 @@ class SchroederStepper {
   /// step's balance (energy_safeguard.hpp) gained energy, dv_ becomes the converged
   /// step's (BackwardEuler, Newton with line search).
   void safeguard_update(const Vector& x, const Vector& v, const Coefficients& c, double tau);
+  /// The coefficients of a position (half) or velocity update of a step of `dt`.
+  Coefficients update_coefficients(bool position, bool coupled, double dt) const;
+  /// The whole-step check of a fully-implicit step (decision 16,
+  /// schroeder_whole_step.cpp), at the end of its position update from (x, v) with
+  /// w = v^{n+½}: the velocity update the next event would take is solved now (and
+  /// kept for it); if the step (xⁿ, vⁿ) → (xⁿ + Δt w, vⁿ⁺¹) gained energy, it is
+  /// taken as k §3.2 steps of Δt/k instead (k = 2, 4, … 16, the first whose balance
+  /// holds), w set to land where they end and their end velocity handed to the
+  /// velocity update.
+  void check_whole_step(const Vector& x, const Vector& v, Vector& w);
+  /// One §3.2 step of τ from (x, v) without contacts (x, v in and out).
+  void plain_step(Vector& x, Vector& v, double tau);
+  /// The velocity update's Δv prepared by check_whole_step for the kernel's (x1, v)
+  /// (dv_, solve_ext_ set), or false: solve as usual.
+  bool take_prepared_velocity_update(const Vector& x1, const Vector& v, const Coefficients& c);
   void ensure_stiffness(const Vector& x, bool need_E, bool need_I, bool refresh);
   void apply_B(const Coefficients& c, const Vector& y, Vector& out);
 
@@ -345,6 +375,12 @@ class SchroederStepper {
   // The energy safeguard (safeguard_update).
   std::unique_ptr<BackwardEuler> newton_;  ///< made at the first re-solve
   Vector x_end_, v_end_;                   ///< the update's end state (scratch)
+  // The whole-step check (check_whole_step): the velocity update solved ahead for the
+  // drift's end trial_x1_ from trial_v_ (trial_dv_, trial_ext_), or a split step's end
+  // velocity split_v_ from the position update's vⁿ trial_v_.
+  enum class Prepared { None, Trial, Split };
+  Prepared prepared_ = Prepared::None;
+  Vector trial_x1_, trial_v_, trial_dv_, trial_ext_, split_x_, split_v_;
   SchroederCounters counters_;
 };
 
