@@ -19,7 +19,8 @@ void SolveContact::find(double time, double h, double speed, const Eigen::Vector
     add_planes(time, h, x, fixed, mass, obstacle_settings_, v);
   }
   if (pairs_) {
-    pairs_(time, 2.0 * (pair_settings_.clearance + h * speed), features_);
+    const double clearance = std::max(pair_settings_.clearance, pair_settings_.solid_clearance);
+    pairs_(time, 2.0 * (clearance + h * speed), features_);
     add_planes(time, h, x, fixed, mass, pair_settings_, v);
   }
 }
@@ -47,9 +48,27 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     plane.vertices = f.vertices;
     plane.weights = f.weights;
     plane.normal = y / distance;
+    const bool series = f.pair && reduced_mass_ && f.other_solid;
     // An obstacle plane keeps the clearance (pushing a point inside it back out); a
     // pair's stops the approach below min(gap, clearance) without pushing apart.
-    const double gap = f.pair ? std::min(distance, settings.clearance) : settings.clearance;
+    //
+    // A backward-Euler body's pair with another solid keeps 2 η(1) (solid_clearance),
+    // as an obstacle plane does, so that its give stays out of the first layer. At η(1)
+    // the pair rested on the first layer's edge (sweep pair_be_be, two backward-Euler
+    // blocks at 5 ms, a slow second contact at 0.14–0.19 s): the give let a corner into
+    // layer 1, whose explicit impulses bounced the two faces apart between the steps;
+    // the planning body then took the other face at that bounced (separating) velocity
+    // and its planes did not push, and the other body's own step, which has no plane
+    // for the pair, carried its face back into the layer. The layers' impulses on faces
+    // whose elastic answer comes one step later added 3e-5 to 2.3e-4 J net per step:
+    // +3.3e-3 J (5.7e-3 of E0) of elastic energy with the kinetic flat. At 2 η(1) no
+    // layer fires and the climb is 2e-6 of E0
+    // (tests/integrators/implicit/test_pair_energy.cpp). A cloth keeps η(1): at 2 η(1)
+    // an explicit cloth under a backward-Euler or Zhao m = 1 block gained 2.3 % and
+    // 147 % (io/world/world_contact.cpp for Zhao's pairs).
+    const double clearance =
+        series && settings.solid_clearance > 0.0 ? settings.solid_clearance : settings.clearance;
+    const double gap = f.pair ? std::min(distance, clearance) : clearance;
     // A pair with another solid: its point does not move with the common velocity
     // during this step but with its own, plus the plane's reaction on its lumped mass
     // (applied at `time`): y_o(t + h) = p + h v_o − h² W_o k s, s the violation. The
@@ -60,7 +79,6 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     // plane's guess into the layers, 0.57 J -> 1.19 J). A cloth keeps the common
     // velocity: its vertex sits in many planes, each of which would take its whole
     // recoil (measured: the health check stopped an explicit cloth under a block).
-    const bool series = f.pair && reduced_mass_ && f.other_solid;
     plane.offset = plane.normal.dot(f.point + h * (series ? f.other_velocity : f.velocity)) + gap;
     // κ times the inertia term of the point's effective mass (Σ w_i²/m_i)⁻¹ over the
     // unknowns — and, for a pair, over the other side too: that side takes the force
@@ -75,7 +93,7 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
       for (int i = 0; i < TickPlane::kMaxVertices; ++i)
         if (f.weights[i] != 0.0) u += f.weights[i] * v->segment<3>(3 * static_cast<Eigen::Index>(f.vertices[i]));
       const double approach = -plane.normal.dot(u);
-      if (approach > 0.0) kappa = std::max(kappa, 4.0 * approach * h / settings.clearance);
+      if (approach > 0.0) kappa = std::max(kappa, 4.0 * approach * h / clearance);
     }
     plane.stiffness = kappa / (inverse_mass * h * h);
     if (series) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
@@ -91,7 +109,7 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     if (!load_.empty()) {  // carry the last step's load within c/4 (record_loads)
       for (int i = 0; i < TickPlane::kMaxVertices; ++i)
         if (f.weights[i] != 0.0) load += std::abs(f.weights[i]) * load_[f.vertices[i]];
-      plane.stiffness = std::max(plane.stiffness, 4.0 * load / settings.clearance);
+      plane.stiffness = std::max(plane.stiffness, 4.0 * load / clearance);
     }
     planes_.push_back(plane);
     plane_features_.push_back(f);

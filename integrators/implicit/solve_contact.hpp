@@ -72,6 +72,11 @@ struct TickContactSettings {
   /// contact thickness η(1), so that the planes' own give stays out of the layers;
   /// near pairs η(1))
   double clearance = 0.0;
+  /// m: the clearance of a pair plane whose other side is a solid, in a solve whose pair
+  /// planes are on the reduced mass (a solid's); 0: `clearance` (scenes: 2 η(1) for a
+  /// backward-Euler body unless `deformable_clearance` is given). The planes' give then
+  /// stays out of the first layer, as an obstacle plane's (SolveContact::add_planes).
+  double solid_clearance = 0.0;
   /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane
   /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for
   /// 4 m/s at 1 ms with κ = 10); stiffer planes cost solver iterations (docs/phantom.md).

@@ -67,9 +67,12 @@ constexpr SchemaObjectInfo kObjects[] = {
 
 // A solid's step sees contact unless told not to, when there is contact to see.
 constexpr const char* kSolidTickContact = "derived: true for a colliding body in a scene with `contact`";
+// A pair plane's clearance: the contact thickness, except a backward-Euler body's pairs with
+// another solid (io/world/world_contact.cpp).
+constexpr const char* kPairClearance = "derived: η1 (the contact thickness)";
 
 // The knobs that the phantom ticks and the solids' steps share: contact inside the solve.
-#define CW_TICK_CONTACT(OBJ, ON)                                                                    \
+#define CW_TICK_CONTACT(OBJ, ON, PAIR_CLEARANCE)                                                    \
   {OBJ, "obstacle_contact", K::Boolean, 0, 0, {}, {}, "", ON,                                       \
    "the solve sees the obstacles: one-sided planes at surface points near one (needs contact and "  \
    "a colliding body)", true},                                                                      \
@@ -83,7 +86,7 @@ constexpr const char* kSolidTickContact = "derived: true for a colliding body in
        true},                                                                                       \
       {OBJ, "deformable_stiffness", K::Positive, 0, 0, {}, {}, "", "10",                            \
        "the pair planes' stiffness, × the pair's reduced mass / h²", true},                         \
-      {OBJ, "deformable_clearance", K::Positive, 0, 0, {}, {}, "m", "derived: η1 (the contact thickness)",            \
+      {OBJ, "deformable_clearance", K::Positive, 0, 0, {}, {}, "m", PAIR_CLEARANCE,                 \
        "a pair plane stops the pair from closing below min(gap, this)", true}
 
 constexpr KeyInfo kKeys[] = {
@@ -272,7 +275,7 @@ constexpr KeyInfo kKeys[] = {
      "converged ticks at a shorter step before it doubles again (needs `max_halvings` ≥ 1)", true},
     {"phantom.advanced", "contact_mass", K::Choice, 0, 0, "primary|whole", {}, "", "`\"primary\"`",
      "contact impulses act on the primary's half of the mass (the paper), or on both copies", true},
-    CW_TICK_CONTACT("phantom.advanced", "false"),
+    CW_TICK_CONTACT("phantom.advanced", "false", kPairClearance),
     // --- solids ----------------------------------------------------------------------
     {"solid_material", "model", K::Choice, 0, 0, "linear|corotational", {}, "", "required",
      "linear FEM, or corotational linear FEM (exact tangent)"},
@@ -308,7 +311,8 @@ constexpr KeyInfo kKeys[] = {
      true},
     {"backward_euler.advanced", "damping", K::Choice, 0, 0, "projected|tangent", {}, "", "`\"projected\"`",
      "Rayleigh K projected to PSD at the step's start (never adds energy), or the tangent at its end", true},
-    CW_TICK_CONTACT("backward_euler.advanced", kSolidTickContact),
+    CW_TICK_CONTACT("backward_euler.advanced", kSolidTickContact,
+                    "derived: 2 η1 with another solid, η1 (the contact thickness) with a cloth"),
     {"zhao", "h_L", K::Positive, 0, 0, {}, {}, "s", "required", "the large step"},
     {"zhao", "regions", K::Custom, 0, 0, {}, "array, ≥ 1", "", "required", "the small-step regions, below"},
     {"zhao", "advanced", K::Custom, 0, 0, {}, "object", "", "none", "the numerical knobs below"},
@@ -326,7 +330,7 @@ constexpr KeyInfo kKeys[] = {
      "tets touching a region integrated at h_S on all their vertices, or eq. 14/19 as published", true},
     {"zhao.advanced", "damping", K::Choice, 0, 0, "projected|tangent", {}, "", "`\"projected\"`",
      "the step linearises with K̂(x_n) projected to PSD, or the unprojected K(x_n) (eq. 5 as printed)", true},
-    CW_TICK_CONTACT("zhao.advanced", kSolidTickContact),
+    CW_TICK_CONTACT("zhao.advanced", kSolidTickContact, kPairClearance),
     {"schroeder", "frame_dt", K::Positive, 0, 0, {}, {}, "s", "required", "the period of the coupled step"},
     {"schroeder", "substep", K::AutoPositive, 0, 0, {}, {}, "s", "\"auto\"",
      "must divide `frame_dt`; auto: safety × √2/ω_max of the semi-implicit elements, rounded down"},
