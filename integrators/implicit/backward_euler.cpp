@@ -293,7 +293,9 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
       if (is_free(a)) w.trial.segment<3>(3 * a) = w.u.segment<3>(3 * a) / h;
     const EnergyBalance balance = step_energy_balance(model_, model_.lumped_mass(), x_io, v_io, w.x,
                                                       w.trial, f_ext, h, planes);
-    if (balance.gained()) {
+    // A landing behind a plane the one solve did not hold is re-solved too
+    // (unheld_plane_energy): Newton's planes are one-sided and act where it lands.
+    if (balance.gained() || unheld_plane_energy(planes, w.x) > balance.tolerance) {
       // Re-solve the step properly: Newton with line search, the planes one-sided as in
       // a Newton step, from the better of the linearised iterate and Newton's own start
       // u₀ (= 0, nothing prescribed moves): the linearised iterate of a blown-up step

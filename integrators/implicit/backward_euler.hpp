@@ -46,8 +46,9 @@
 /// one linear solve cannot follow a stiff body turning a large angle in one step, and
 /// its landing state can hold more energy than its start. After the linearised step
 /// (nothing prescribed moving) the step's energy balance is taken from state
-/// (energy_safeguard.hpp); if it gained more than 1e-6 of its scale, the step is solved
-/// again as a Newton step would be — planes one-sided, line search, up to 50 more
+/// (energy_safeguard.hpp); if it gained more than 1e-6 of its scale, or landed behind
+/// planes it did not hold whose springs would store more than that
+/// (unheld_plane_energy), the step is solved again as a Newton step would be — planes one-sided, line search, up to 50 more
 /// iterations — from the better of the linearised iterate and u₀ (report.safeguarded).
 /// Steps that pass the check are unchanged, bit for bit.
 ///

@@ -46,6 +46,16 @@ EnergyBalance step_energy_balance(const std::vector<double>& mass, double elasti
   return b;
 }
 
+double unheld_plane_energy(std::span<const TickPlane> planes, const Eigen::VectorXd& x1) {
+  double e = 0.0;
+  for (const TickPlane& p : planes) {
+    if (p.two_sided || p.friction) continue;
+    const double v = p.violation(x1);
+    if (v > 0.0) e += 0.5 * p.stiffness * v * v;
+  }
+  return e;
+}
+
 RotationShare energy_limited_share(const TetFemModel& model, const std::vector<double>& mass,
                                    const Eigen::VectorXd& x0, const Eigen::VectorXd& v0,
                                    const Eigen::VectorXd& x1, const Eigen::VectorXd& v1,

@@ -52,17 +52,17 @@ bool SolidSource::kick_gained_energy(const Eigen::VectorXd& x_n) {
   if (!prescribed_at_rest(fixed_, v_)) return false;
   v_end_ = v_ + v_new_;
   x_end_ = x_n + h_ * v_end_;
-  return step_energy_balance(*model_, model_->lumped_mass(), x_n, v_, x_end_, v_end_, f_ext_, h_,
-                             contact_.planes(), impulses_)
-      .gained();
+  const EnergyBalance b = step_energy_balance(*model_, model_->lumped_mass(), x_n, v_, x_end_, v_end_, f_ext_,
+                                              h_, contact_.planes(), impulses_);
+  return b.gained() || unheld_plane_energy(unheld_, x_end_) > b.tolerance;
 }
 
 bool SolidSource::multirate_step_gained_energy() {
   if (!prescribed_at_rest(fixed_, v_)) return false;
   plan_end_state();
-  return step_energy_balance(*model_, model_->lumped_mass(), x_, v_, x_end_, v_end_, f_ext_, h_,
-                             contact_.planes(), impulses_)
-      .gained();
+  const EnergyBalance b = step_energy_balance(*model_, model_->lumped_mass(), x_, v_, x_end_, v_end_, f_ext_, h_,
+                                              contact_.planes(), impulses_);
+  return b.gained() || unheld_plane_energy(unheld_, x_end_) > b.tolerance;
 }
 
 void SolidSource::plan_end_state() {

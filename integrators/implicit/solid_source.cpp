@@ -234,13 +234,15 @@ void SolidSource::plan_multirate_contact(double time) {
   // through the layers, and meets it at the next. Obstacle planes keep the first
   // substep's rule (their scenes were measured with it).
   const auto& regions = multirate_->regions();
+  unheld_.clear();
   contact_.keep([&](TickPlane& p) {
     const int g = plane_group(p);
     if (g == -3) return false;
     const int m = g < 0 ? 1 : regions[static_cast<std::size_t>(g)].m;
     const double h = h_ / m;
     // keep() hands planes_[k] before anything at or after k is written.
-    const bool later = m > 1 && contact_.solid_pair(static_cast<std::size_t>(&p - contact_.planes().data()));
+    const auto k = static_cast<std::size_t>(&p - contact_.planes().data());
+    const bool later = m > 1 && contact_.solid_pair(k);
     // The violation at the prediction x_n + r h v_n, on the plane's own vertices only.
     const auto violated = [&](int r) {
       double height = 0.0;
@@ -254,7 +256,11 @@ void SolidSource::plan_multirate_contact(double time) {
     int first = p.violation(x_) > 0.0 ? 1 : 0;
     for (int r = 1; first == 0 && r <= (later ? m : 1); ++r)
       if (violated(r)) first = r;
-    if (first == 0) return false;
+    if (first == 0) {
+      // The safeguard checks the plan's landing against it (unheld_plane_energy).
+      if (contact_.obstacle(k)) unheld_.push_back(p);
+      return false;
+    }
     p.first_substep = first;
     // Acting over the step's last substeps only, at the stiffness of a plane held over
     // h_L (κ against the inertia at h_L, SolveContact::add_planes) it is κ/m² against a

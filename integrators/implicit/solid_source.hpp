@@ -209,6 +209,10 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// No self pairs (a tet's step couples only its tets); pair planes on the reduced mass.
   SolveContact contact_{false, true};
   std::vector<double> impulses_;  ///< per plane, over a step
+  /// A multi-rate step's obstacle planes left out of its solve (plan_multirate_contact:
+  /// neither x_n nor the point's prediction is behind them): the energy safeguard
+  /// re-solves a plan that lands behind them (unheld_plane_energy).
+  std::vector<TickPlane> unheld_;
   /// Per plane of a multi-rate step: in the set the step was solved with, in the next
   /// set (process()'s active set); acting_ the planes of the set.
   std::vector<char> solved_with_, next_with_;
