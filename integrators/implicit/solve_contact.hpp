@@ -119,6 +119,8 @@ class SolveContact {
   /// Whether plane k is a pair plane whose other side is a solid (backward Euler, Zhao,
   /// Schroeder): the one-sided active set of SolidSource's multirate step covers these.
   bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
+  /// Whether plane k is an obstacle's (not a pair's, not a friction anchor).
+  bool obstacle(std::size_t k) const { return !plane_features_[k].pair && !planes_[k].friction; }
   /// Whether plane k is a pair plane whose other side is a solid or a phantom body
   /// (SolidSource::plan_multirate_contact takes the βK dashpot off them).
   bool pair_with_solid_or_phantom(std::size_t k) const {
