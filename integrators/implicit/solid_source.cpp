@@ -385,6 +385,10 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
         const Vec3 r = turn.arm(x_n.segment<3>(3 * planes[k].vertices[i]));
         excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
       }
+  if (material_torque_is_external()) {
+    torque_x_ = x_n + h_ * (v_ + dv);
+    excess -= material_torque(torque_x_);
+  }
   if (!turn.solve(excess)) return;  // a degenerate (collinear) body: left as solved
   rotation_.setZero(dv.size());
   turn.add_velocity(x_n, rotation_);
@@ -395,6 +399,23 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
     share = rotation_share(x_n);
   }
   dv += share * rotation_;
+}
+
+bool SolidSource::material_torque_is_external() const {
+  // A rotation-invariant material's forces carry no torque: nothing to count.
+  if (model_->kind() != FemKind::Linear) return false;
+  const std::vector<TickPlane>& planes = contact_.planes();
+  for (std::size_t k = 0; k < planes.size(); ++k)
+    if (contact_.obstacle(k)) return true;
+  return false;
+}
+
+Vec3 SolidSource::material_torque(const Eigen::VectorXd& x1) {
+  model_->gradient(x1, torque_g_);  // ∇E = −f_int
+  Vec3 torque = Vec3::Zero();
+  for (Eigen::Index o = 0; o < x1.size(); o += 3)  // Σ f_int = 0: about any point
+    torque -= Vec3(x1.segment<3>(o)).cross(Vec3(torque_g_.segment<3>(o)));
+  return h_ * torque;
 }
 
 void SolidSource::keep_angular_momentum_multirate(double alpha) {
@@ -438,6 +459,10 @@ void SolidSource::keep_angular_momentum_multirate(double alpha) {
     for (int i = 0; i < TickPlane::kMaxVertices; ++i)
       if (planes[k].weights[i] != 0.0)
         excess -= r_of(planes[k].vertices[i]).cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
+  if (material_torque_is_external()) {
+    plan_end_state();
+    excess -= material_torque(x_end_);
+  }
   if (!turn.solve(excess, B)) return;  // a degenerate body: left as planned
   // The share the plan's energy allows (keep_angular_momentum): ω × r joins every
   // increment, so the plan ends at (x_end + s h u, v_end + s u) as for a single kick.

@@ -151,9 +151,10 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// angular momentum by exactly the external impulses' torque — gravity, α damping,
   /// the planes' impulses_ — by a rigid rotation ω × (x_n − C) about the mass centre C
   /// (no linear momentum, O(h²)): backward Euler's own change, −h² Σ v_{n+1} × f, and a
-  /// deformed linear-FEM body's torque −Σ u × K u are cancelled. With the energy
-  /// safeguard on, only the share of the rotation the step's energy allows
-  /// (energy_limited_share) is added.
+  /// deformed linear-FEM body's torque −Σ u × K u are cancelled, the latter not in a
+  /// step on an obstacle (material_torque_is_external). With the energy safeguard on,
+  /// only the share of the rotation the step's energy allows (energy_limited_share) is
+  /// added.
   void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha);
   /// The same for a multi-rate step with regions at m > 1 (step_, planned from x_ and
   /// v_): a region's increments land at its substeps, at the positions the plan has
@@ -162,6 +163,20 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// positions of the later kicks, which adds B ω to the change, B linear in the later
   /// increments) and solves (I + B) ω = −excess exactly for the plan.
   void keep_angular_momentum_multirate(double alpha);
+  /// Whether this step's rotation counts the material's own torque as external
+  /// (material_torque): for linear FEM in a step with an obstacle plane. Linear FEM is
+  /// not rotation invariant; its forces carry the torque −Σ u × K u (u = x − X). In
+  /// free flight and body–body contact the rotation cancels it, and angular momentum
+  /// is exact (issue 41's momentum matrix uses linear FEM). On an obstacle that torque
+  /// is what holds a tilted body at rest against gravity's and the obstacle's torques;
+  /// cancelled, it is a torque the rotation adds at every step, at rest too, paid with
+  /// the energy the body dissipated before (energy_credit_): a linear-FEM bunny dropped
+  /// 4 mm tipped 40° and climbed back 26 % of its initial energy (sweep
+  /// bunny_be_h10_4mm_mu0.5_damped_linear; docs/backward-euler.md "Angular momentum and
+  /// energy"). The obstacle takes torques of its own, as pins do.
+  bool material_torque_is_external() const;
+  /// h Σ (x1 − C) × f_int(x1): the elastic forces' torque over a step ending at x1 (3n).
+  Vec3 material_torque(const Eigen::VectorXd& x1);
   /// An off-plan substep's response dv (SolidFineSource) on a region and, if given, its
   /// interface: internal, so it must carry no torque; a rigid rotation of those
   /// vertices about their mass centre (no linear momentum) takes its torque, plus
@@ -185,6 +200,7 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   Eigen::VectorXd x_end_, v_end_;            ///< the safeguard's end-of-step state
   Eigen::VectorXd rotation_;                 ///< ω × (x_n − C) per vertex (3n)
   Eigen::VectorXd x_share_, v_share_;        ///< energy_limited_share's scratch
+  Eigen::VectorXd torque_x_, torque_g_;      ///< material_torque's scratch
   /// J: the energy the body's steps dissipated and the rotation has not spent (the
   /// negated sum of their balances; energy_limited_share).
   double energy_credit_ = 0.0;
