@@ -93,6 +93,17 @@ inline ObstacleSpec ground_spec(const Vec3& center, double half_size, int divisi
           .surface = StaticCollider::ground(center, half_size)};
 }
 
+/// `w` with the sweep's ground (at z = 0, `half_size` m) and contact: 1 mm layers, μ = 0.5
+/// (scripts/sweep_solids.py's drops).
+inline World on_sweep_ground(World w, double half_size) {
+  w.add_obstacle(ground_spec({0, 0, 0}, half_size));
+  ContactSpec contact;
+  contact.settings.thickness = 0.001;
+  contact.settings.friction = 0.5;
+  w.enable_contact(contact);
+  return w;
+}
+
 /// The vertices inside the box [lo, hi] (a scene's {"box": {"min", "max"}}).
 inline std::vector<Index> vertices_in_box(const std::vector<Vec3>& x, const Vec3& lo, const Vec3& hi) {
   std::vector<Index> out;

@@ -27,6 +27,7 @@
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
 #include "io/world/world.hpp"
+#include "tests/support/solid_energy.hpp"
 #include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
@@ -51,40 +52,18 @@ World tilted_block_scene(int m) {
   if (m > 0) b.integrator = test::zhao_spec(0.01, m, test::vertices_in_box(b.mesh.vertices, {-1, -1, -1}, {-0.04, 1, 1}));
   else b.integrator = BackwardEulerSpec{.h = 0.01};
   w.add_solid(std::move(b));
-  w.add_obstacle(test::ground_spec({0, 0, 0}, 1.0));
-  ContactSpec contact;
-  contact.settings.thickness = 0.001;
-  contact.settings.friction = 0.5;
-  w.enable_contact(contact);
-  return w;
-}
-
-/// Kinetic + gravity + elastic + layers from the kernel's state at t.
-double tilted_block_energy(const Scene& s, double t) {
-  const VertexState& st = s.kernel->state();
-  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
-  Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src.vertices().size()));
-  double e = 0.0;
-  for (std::size_t i = 0; i < src.vertices().size(); ++i) {
-    const Index a = src.vertices()[i];
-    const Vec3 xa = st.position_at(a, t);
-    x.segment<3>(3 * static_cast<Eigen::Index>(i)) = xa;
-    e += 0.5 * st.mass(a) * st.velocity(a).squaredNorm() + st.mass(a) * 9.81 * xa.z();
-  }
-  e += src.model().value(x);
-  if (s.contact) e += s.contact->potential_energy(st, t);
-  return e;
+  return test::on_sweep_ground(std::move(w), 1.0);
 }
 
 void check_tilted_block(int m) {
   CAPTURE(m);
   Scene s = test::build(tilted_block_scene(m));
-  const double e0 = tilted_block_energy(s, 0.0);
+  const double e0 = test::solid_total_energy(s, 0.0, Vec3(0.0, 0.0, -9.81));
   double lowest = e0, rise = 0.0, highest = e0;
   for (int k = 1; k <= 100; ++k) {
     const double t = k / 100.0;  // as the steps' clock (engine/step_clock.hpp), not 0.01 k
     s.kernel->run_until(std::nextafter(t, 0.0));
-    const double e = tilted_block_energy(s, t);
+    const double e = test::solid_total_energy(s, t, Vec3(0.0, 0.0, -9.81));
     lowest = std::min(lowest, e);
     rise = std::max(rise, e - lowest);
     highest = std::max(highest, e);

@@ -17,6 +17,7 @@
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
 #include "io/world/world.hpp"
+#include "tests/support/solid_energy.hpp"
 #include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
@@ -55,23 +56,6 @@ World bar_scene(const Integrator& integrator, bool landing) {
   return w;
 }
 
-/// Kinetic + gravity + elastic + layers from the kernel's state at t.
-double total_energy(const Scene& s, double t, const Vec3& g) {
-  const VertexState& st = s.kernel->state();
-  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
-  Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src.vertices().size()));
-  double e = 0.0;
-  for (std::size_t i = 0; i < src.vertices().size(); ++i) {
-    const Index a = src.vertices()[i];
-    const Vec3 xa = st.position_at(a, t);
-    x.segment<3>(3 * static_cast<Eigen::Index>(i)) = xa;
-    e += 0.5 * st.mass(a) * st.velocity(a).squaredNorm() - st.mass(a) * g.dot(xa);
-  }
-  e += src.model().value(x);
-  if (s.contact) e += s.contact->potential_energy(st, t);
-  return e;
-}
-
 struct Run {
   double initial = 0.0, highest = 0.0;
   std::uint64_t safeguarded = 0, steps = 0, rotation_limited = 0;
@@ -84,7 +68,7 @@ Run run_bar(const Integrator& integrator, bool landing, bool safeguard) {
   s.bodies_of<SolidSource>()[0]->set_energy_safeguard(safeguard);
   const Vec3 g = landing ? Vec3(0.0, 0.0, -9.81) : Vec3::Zero();
   Run r;
-  r.initial = r.highest = total_energy(s, 0.0, g);
+  r.initial = r.highest = test::solid_total_energy(s, 0.0, g);
   for (int k = 1; k <= 50; ++k) {
     const double t = k / 100.0;  // as the steps' clock (engine/step_clock.hpp), not 0.01 k
     try {
@@ -93,7 +77,7 @@ Run run_bar(const Integrator& integrator, bool landing, bool safeguard) {
       r.highest = HUGE_VAL;
       break;
     }
-    const double e = total_energy(s, t, g);
+    const double e = test::solid_total_energy(s, t, g);
     r.highest = std::max(r.highest, std::isfinite(e) ? e : HUGE_VAL);
     // Without the safeguard a gain is all the run has to show; what follows it (a
     // blow-up the layers then chase) only costs time.

@@ -25,6 +25,7 @@
 #include "contact/contact_system.hpp"
 #include "integrators/implicit/solid_source.hpp"
 #include "io/world/world.hpp"
+#include "tests/support/solid_energy.hpp"
 #include "tests/support/world_specs.hpp"
 
 using namespace clockwork;
@@ -32,23 +33,6 @@ using namespace clockwork;
 namespace {
 
 const Vec3 kGravity(0.0, 0.0, -9.81);
-
-/// Kinetic + gravity + elastic + layers from the kernel's state at t.
-double unheld_total_energy(const Scene& s, double t) {
-  const VertexState& st = s.kernel->state();
-  const SolidSource& src = *s.bodies_of<SolidSource>()[0];
-  Eigen::VectorXd x(3 * static_cast<Eigen::Index>(src.vertices().size()));
-  double e = 0.0;
-  for (std::size_t i = 0; i < src.vertices().size(); ++i) {
-    const Index a = src.vertices()[i];
-    const Vec3 xa = st.position_at(a, t);
-    x.segment<3>(3 * static_cast<Eigen::Index>(i)) = xa;
-    e += 0.5 * st.mass(a) * st.velocity(a).squaredNorm() - st.mass(a) * kGravity.dot(xa);
-  }
-  e += src.model().value(x);
-  if (s.contact) e += s.contact->potential_energy(st, t);
-  return e;
-}
 
 struct UnheldRun {
   double initial = 0.0;
@@ -62,12 +46,12 @@ UnheldRun run_unheld(World world, int steps, bool safeguard) {
   Scene s = test::build(std::move(world));
   s.bodies_of<SolidSource>()[0]->set_energy_safeguard(safeguard);
   UnheldRun r;
-  r.initial = unheld_total_energy(s, 0.0);
+  r.initial = test::solid_total_energy(s, 0.0, kGravity);
   double lowest = r.initial;
   for (int k = 1; k <= steps; ++k) {
     const double t = k / 100.0;  // the steps' clock (engine/step_clock.hpp)
     s.kernel->run_until(std::nextafter(t, 0.0));
-    const double e = unheld_total_energy(s, t);
+    const double e = test::solid_total_energy(s, t, kGravity);
     r.above = std::max(r.above, e - r.initial);
     r.rise = std::max(r.rise, e - lowest);
     lowest = std::min(lowest, e);
@@ -86,12 +70,7 @@ World zhao_block(int m) {
   b.material.rayleigh_beta = 0.01;
   b.integrator = test::zhao_spec(0.01, m, test::vertices_in_box(b.mesh.vertices, {-1, -1, -1}, {1, 1, 0.034}));
   w.add_solid(std::move(b));
-  w.add_obstacle(test::ground_spec({0, 0, 0}, 0.6));
-  ContactSpec contact;
-  contact.settings.thickness = 0.001;
-  contact.settings.friction = 0.5;
-  w.enable_contact(contact);
-  return w;
+  return test::on_sweep_ground(std::move(w), 0.6);
 }
 
 /// The sweep's bar_be_h10_mn1_15cm_mu0.5_damped_spin: a 0.24 × 0.08 × 0.08 m bar (6 × 2 × 2
@@ -107,12 +86,7 @@ World spinning_bar() {
   b.integrator = be;
   b.velocity = test::velocity({0.2, 0.1, 0.0}, {1.5, -2.0, 3.0});
   w.add_solid(std::move(b));
-  w.add_obstacle(test::ground_spec({0, 0, 0}, 0.6));
-  ContactSpec contact;
-  contact.settings.thickness = 0.001;
-  contact.settings.friction = 0.5;
-  w.enable_contact(contact);
-  return w;
+  return test::on_sweep_ground(std::move(w), 0.6);
 }
 
 }  // namespace
