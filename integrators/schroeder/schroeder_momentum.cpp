@@ -17,7 +17,7 @@ void SchroederStepper::open_event(const Vector& v) {
   event_ext_ = -half_ext_;
   event_v_ = v;
   event_open_ = true;
-  event_collided_ = std::any_of(colliding_.begin(), colliding_.end(), [](int c) { return c >= 0; });
+  event_collided_ = any_colliding();
 }
 
 bool SchroederStepper::rotation_crosses(const Vector& x, const Vector& w, const Vec3& omega,
@@ -37,8 +37,7 @@ void SchroederStepper::keep_angular_momentum(const Vector& x, Vector& v, Vector&
   // A static obstacle takes momentum (as the solves' momentum shift, which is left out
   // with contacts): an event in which the body touched one is left as stepped; so is a
   // rotation that would put a particle into one (the solve kept it out).
-  event_collided_ = event_collided_ || !contacts_.empty() ||
-                    std::any_of(colliding_.begin(), colliding_.end(), [](int c) { return c >= 0; });
+  event_collided_ = event_collided_ || !contacts_.empty() || any_colliding();
   if (settings_.keep_angular_momentum && !any_fixed_) {
     const std::vector<double>& m = model_.lumped_mass();
     // The event's energy balance from the last event's state (its vⁿ with the kicks of

@@ -66,6 +66,7 @@
 /// interior particles move relative to their rigid motion fast enough to deform their
 /// elements by kInteriorDrift within a frame (a ball vibrating after a bounce; decision
 /// 12).
+#include <algorithm>
 #include <Eigen/Sparse>
 #include <memory>
 #include <vector>
@@ -351,6 +352,10 @@ class SchroederStepper {
   Vector f_E_, f_I_, r_, b_, u_, q_, tmp_, tmp2_, diag_, z_, kb_, dv_, dstar_, w_;
   PcgWorkspace pcg_;  ///< the filtered PCG's residual, directions and products
   std::vector<int> colliding_;  ///< per vertex: collider index of §6 contact, or −1
+  /// Whether any particle is in §6 contact with a collider (colliding_).
+  bool any_colliding() const {
+    return std::any_of(colliding_.begin(), colliding_.end(), [](int c) { return c >= 0; });
+  }
   static constexpr int kReleased = -2;  ///< colliding_ while solving: released this update
   static constexpr double kOnSurface = 1e-12;  ///< m: a landing this close is a contact
   std::vector<Index> released_;

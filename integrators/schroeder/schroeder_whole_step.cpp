@@ -54,7 +54,7 @@ void SchroederStepper::check_whole_step(const Vector& x, const Vector& v, Vector
   prepared_ = Prepared::None;
   if (!settings_.split_gaining_steps || settings_.scheme != SchroederScheme::FullyImplicit ||
       !contacts_.empty() ||
-      std::any_of(colliding_.begin(), colliding_.end(), [](int c) { return c >= 0; }))
+      any_colliding())
     return;
   for (std::size_t a = 0; a < fixed_.size(); ++a)
     if (fixed_[a] && !v.segment<3>(3 * static_cast<Eigen::Index>(a)).isZero(0.0)) return;
@@ -89,7 +89,6 @@ void SchroederStepper::check_whole_step(const Vector& x, const Vector& v, Vector
   counters_.max_split = std::max(counters_.max_split, used);
   w = (split_x_ - x) / dt_;
   half_dv_ = w - v;  // the next event's account (keep_angular_momentum)
-  trial_v_ = v;
   prepared_ = Prepared::Split;
 }
 
@@ -98,7 +97,7 @@ bool SchroederStepper::take_prepared_velocity_update(const Vector& x1, const Vec
   const Prepared p = prepared_;
   prepared_ = Prepared::None;
   if (p == Prepared::None ||
-      std::any_of(colliding_.begin(), colliding_.end(), [](int a) { return a >= 0; }))
+      any_colliding())
     return false;
   if (p == Prepared::Trial) {
     if (x1 != trial_x1_ || v != trial_v_) return false;
