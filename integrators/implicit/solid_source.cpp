@@ -171,7 +171,8 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   }
   // The energy safeguard checks the plan as the kernel will follow it; the rotation
   // after it spends no more energy than the body dissipated (keep_angular_momentum).
-  if (energy_safeguard_ && (single ? kick_gained_energy(x_) : multirate_step_gained_energy()) &&
+  if (energy_safeguard_ && ((!single && meets_solid_in_first_substep()) ||
+                            (single ? kick_gained_energy(x_) : multirate_step_gained_energy())) &&
       resolve_with_newton(time, x_)) {
     ++counters_.safeguarded;
     for (Index a : multirate_->large_vertices()) step_.dv_L.segment<3>(3 * a) = v_new_.segment<3>(3 * a);

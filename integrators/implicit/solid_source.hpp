@@ -145,6 +145,15 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// Euler's one-sided ones). On success v_new_ holds its Δv and impulses_ the planes'
   /// impulses (loads recorded); false (a failed factorisation) leaves the step's planes.
   bool resolve_with_newton(double time, const Eigen::VectorXd& x_n);
+  /// Whether the multi-rate plan holds a pair plane with another solid on a region at
+  /// m > 1 from its first substep whose point x_n is short of it: a new contact met
+  /// inside the first substep. Such a plane is held at the stiffness of a plane over
+  /// h_L, κ/m² against a substep's inertia (plan_multirate_contact; ×m there broke other
+  /// pairs), and the plan cannot stop the approach: backward Euler at 5 ms against a
+  /// 10 ms block at m = 2 took 0.165 N s in the plan (m = 1: 0.396), the faces met in the
+  /// layers and 0.57 J went to 1.13 J (docs/zhao.md "Limits"). The energy safeguard then
+  /// re-solves the step as backward Euler at h_L (resolve_with_newton), as m = 1 steps it.
+  bool meets_solid_in_first_substep() const;
   /// The group (−1 L, i region i) of a plane's free vertices; −3: none, or mixed.
   int plane_group(const TickPlane& p) const;
   /// A free body's step dv (3n, applied at t_n at x_n = x_start) made to change the

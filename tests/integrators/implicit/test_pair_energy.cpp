@@ -260,3 +260,45 @@ TEST_CASE("pair energy: backward-Euler blocks at 5 ms do not climb back in a slo
     CHECK(inverted == 0);
   }
 }
+
+// Backward Euler at 5 ms against a 10 ms Zhao block whose face layer is a region at m = 2
+// (sweep 'pair_be_zhao_m2': 0.57 J -> 1.13 J, '_spin' +102 %). Measured: the Zhao block
+// plans the pair (the longer step); at t = 10 ms, the faces 10 mm apart at 1 m/s, the
+// prediction crosses the planes (clearance η(1)) within the first substep of 5 ms, so
+// they act from it, at the stiffness of planes held over h_L: κ/m² against a substep's
+// inertia. They gave 0.165 N s (m = 1: 0.396), the layers fired from 16 ms and kicked
+// both faces (about 0.8 m/s each way), and the faces drifted into their blocks until the
+// steps at 20 ms: 0.43 J -> 1.04 J, mostly elastic, with the kinetic flat. A plan whose
+// region meets another solid within its first substep is now re-solved as backward
+// Euler at h_L (SolidSource::meets_solid_in_first_substep), as m = 1 steps it. What is
+// left: after the bounce the blocks graze in the layers (40–100 ms) and the total climbs
+// back 5.4e-3 of E0 (7.1e-3 with spin), as at m = 10 (docs/zhao.md "Limits"); checked
+// here only against 1e-2. Sampled before the steps at each 10 ms boundary (inside a
+// large step the region's momentum is in flight).
+TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 2 at 10 ms never gains energy") {
+  for (const Vec3& spin : {Vec3(Vec3::Zero()), kSpin}) {
+    CAPTURE(spin.norm());
+    Scene s = test::build(pair_scene({0.005, 0}, {0.01, 2}, spin));
+    const State first = measure(s, 0.0);
+    double lowest = first.energy, climb = 0.0, highest = first.energy, dP = 0.0, dL = 0.0;
+    int inverted = 0;
+    for (int k = 1; 0.01 * k <= 0.16 + 1e-12; ++k) {
+      const double t = 0.01 * k;
+      s.kernel->run_until(std::nextafter(t, 0.0));
+      const State m = measure(s, t);
+      climb = std::max(climb, m.energy - lowest);
+      lowest = std::min(lowest, m.energy);
+      highest = std::max(highest, m.energy);
+      dP = std::max(dP, (m.P - first.P).norm() / first.P_scale);
+      dL = std::max(dL, (m.L - first.L).norm() / first.L_scale);
+      inverted = std::max(inverted, m.inverted);
+    }
+    MESSAGE(fmt::format("spin {}: highest {:.4g} J of {:.4g} J, climb {:.3g} of E0, |dP| {:.2g}, |dL| {:.2g}",
+                        spin.norm(), highest, first.energy, climb / first.energy, dP, dL));
+    CHECK(highest <= first.energy * (1.0 + 1e-3));
+    CHECK(climb <= 1e-2 * first.energy);
+    CHECK(dP <= 1e-10);
+    CHECK(dL <= 1e-10);
+    CHECK(inverted == 0);
+  }
+}
