@@ -235,9 +235,13 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   SolveContact contact_{false, true};
   std::vector<double> impulses_;  ///< per plane, over a step
   /// A multi-rate step's obstacle planes left out of its solve (plan_multirate_contact:
-  /// neither x_n nor the point's prediction is behind them): the energy safeguard
-  /// re-solves a plan that lands behind them (unheld_plane_energy).
+  /// neither x_n nor the point's prediction is behind them; process()'s active set did
+  /// not take them): the energy safeguard re-solves a plan that lands behind them
+  /// (unheld_plane_energy).
   std::vector<TickPlane> unheld_;
+  /// The first substep r (1 on L) after which the plan's position of plane p's point is
+  /// behind it; 0 if none (or p straddles groups).
+  int first_substep_behind(const TickPlane& p) const;
   /// Per plane of a multi-rate step: in the set the step was solved with, in the next
   /// set (process()'s active set); acting_ the planes of the set.
   std::vector<char> solved_with_, next_with_;
