@@ -109,6 +109,36 @@ State measure(const Scene& s, double t) {
   return m;
 }
 
+/// The pair sampled before the steps at every `step` boundary to `until`: the highest
+/// total, its largest rise above an earlier low (climb), the largest |ΔP| and |ΔL| over
+/// their scales, and the most inverted tets.
+struct Sampled {
+  State first;
+  double highest = 0.0, climb = 0.0, dP = 0.0, dL = 0.0;
+  int inverted = 0;
+};
+
+Sampled sample_pair(const Integrator& lower, const Integrator& upper, const Vec3& spin, double step,
+                    double until, double speed = 1.0) {
+  Scene s = test::build(pair_scene(lower, upper, spin, speed));
+  Sampled r;
+  r.first = measure(s, 0.0);
+  r.highest = r.first.energy;
+  double lowest = r.first.energy;
+  for (int k = 1; step * k <= until + 1e-12; ++k) {
+    const double t = step * k;
+    s.kernel->run_until(std::nextafter(t, 0.0));
+    const State m = measure(s, t);
+    r.climb = std::max(r.climb, m.energy - lowest);
+    lowest = std::min(lowest, m.energy);
+    r.highest = std::max(r.highest, m.energy);
+    r.dP = std::max(r.dP, (m.P - r.first.P).norm() / r.first.P_scale);
+    r.dL = std::max(r.dL, (m.L - r.first.L).norm() / r.first.L_scale);
+    r.inverted = std::max(r.inverted, m.inverted);
+  }
+  return r;
+}
+
 /// Runs the pair to 0.16 s (the contact at 10–60 ms) and checks, at every 10 ms step
 /// boundary (the steps at t not yet taken), energy ≤ initial (1 + 1e-3), |ΔP| and |ΔL|
 /// within 1e-10 of their scales, and no inverted tet.
@@ -120,26 +150,14 @@ void check_pair(const Integrator& lower, const Integrator& upper, const Vec3& sp
   CAPTURE(upper.m);
   CAPTURE(spin.norm());
   CAPTURE(speed);
-  Scene s = test::build(pair_scene(lower, upper, spin, speed));
-  const State first = measure(s, 0.0);
-  double highest = first.energy, dP = 0.0, dL = 0.0;
-  int inverted = 0;
-  for (int k = 1; 0.01 * k <= 0.16 + 1e-12; ++k) {
-    const double t = 0.01 * k;
-    s.kernel->run_until(std::nextafter(t, 0.0));
-    const State m = measure(s, t);
-    highest = std::max(highest, m.energy);
-    dP = std::max(dP, (m.P - first.P).norm() / first.P_scale);
-    dL = std::max(dL, (m.L - first.L).norm() / first.L_scale);
-    inverted = std::max(inverted, m.inverted);
-  }
+  const Sampled r = sample_pair(lower, upper, spin, 0.01, 0.16, speed);
   MESSAGE(fmt::format("lower h {} m {}, upper h {} m {}, spin {}, speed {}: highest {:.4g} J of {:.4g} J, |dP| {:.2g}, "
                       "|dL| {:.2g}",
-                      lower.h, lower.m, upper.h, upper.m, spin.norm(), speed, highest, first.energy, dP, dL));
-  CHECK(highest <= first.energy * (1.0 + 1e-3));
-  CHECK(dP <= 1e-10);
-  CHECK(dL <= 1e-10);
-  CHECK(inverted == 0);
+                      lower.h, lower.m, upper.h, upper.m, spin.norm(), speed, r.highest, r.first.energy, r.dP, r.dL));
+  CHECK(r.highest <= r.first.energy * (1.0 + 1e-3));
+  CHECK(r.dP <= 1e-10);
+  CHECK(r.dL <= 1e-10);
+  CHECK(r.inverted == 0);
 }
 
 }  // namespace
@@ -236,28 +254,14 @@ TEST_CASE("pair energy: a 10 ms block hitting a 5 ms one within its first step n
 TEST_CASE("pair energy: backward-Euler blocks at 5 ms do not climb back in a slow second contact") {
   for (const Vec3& spin : {Vec3(Vec3::Zero()), kSpin}) {
     CAPTURE(spin.norm());
-    Scene s = test::build(pair_scene({0.005, 0}, {0.005, 0}, spin));
-    const State first = measure(s, 0.0);
-    double lowest = first.energy, climb = 0.0, highest = first.energy, dP = 0.0, dL = 0.0;
-    int inverted = 0;
-    for (int k = 1; 0.005 * k <= 0.25 + 1e-12; ++k) {
-      const double t = 0.005 * k;
-      s.kernel->run_until(std::nextafter(t, 0.0));
-      const State m = measure(s, t);
-      climb = std::max(climb, m.energy - lowest);
-      lowest = std::min(lowest, m.energy);
-      highest = std::max(highest, m.energy);
-      dP = std::max(dP, (m.P - first.P).norm() / first.P_scale);
-      dL = std::max(dL, (m.L - first.L).norm() / first.L_scale);
-      inverted = std::max(inverted, m.inverted);
-    }
+    const Sampled r = sample_pair({0.005, 0}, {0.005, 0}, spin, 0.005, 0.25);
     MESSAGE(fmt::format("spin {}: climb {:.3g} of E0 {:.4g} J, highest {:.4g} J, |dP| {:.2g}, |dL| {:.2g}",
-                        spin.norm(), climb / first.energy, first.energy, highest, dP, dL));
-    CHECK(climb <= 1e-4 * first.energy);
-    CHECK(highest <= first.energy * (1.0 + 1e-3));
-    CHECK(dP <= 1e-10);
-    CHECK(dL <= 1e-10);
-    CHECK(inverted == 0);
+                        spin.norm(), r.climb / r.first.energy, r.first.energy, r.highest, r.dP, r.dL));
+    CHECK(r.climb <= 1e-4 * r.first.energy);
+    CHECK(r.highest <= r.first.energy * (1.0 + 1e-3));
+    CHECK(r.dP <= 1e-10);
+    CHECK(r.dL <= 1e-10);
+    CHECK(r.inverted == 0);
   }
 }
 
@@ -278,27 +282,13 @@ TEST_CASE("pair energy: backward-Euler blocks at 5 ms do not climb back in a slo
 TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 2 at 10 ms never gains energy") {
   for (const Vec3& spin : {Vec3(Vec3::Zero()), kSpin}) {
     CAPTURE(spin.norm());
-    Scene s = test::build(pair_scene({0.005, 0}, {0.01, 2}, spin));
-    const State first = measure(s, 0.0);
-    double lowest = first.energy, climb = 0.0, highest = first.energy, dP = 0.0, dL = 0.0;
-    int inverted = 0;
-    for (int k = 1; 0.01 * k <= 0.16 + 1e-12; ++k) {
-      const double t = 0.01 * k;
-      s.kernel->run_until(std::nextafter(t, 0.0));
-      const State m = measure(s, t);
-      climb = std::max(climb, m.energy - lowest);
-      lowest = std::min(lowest, m.energy);
-      highest = std::max(highest, m.energy);
-      dP = std::max(dP, (m.P - first.P).norm() / first.P_scale);
-      dL = std::max(dL, (m.L - first.L).norm() / first.L_scale);
-      inverted = std::max(inverted, m.inverted);
-    }
+    const Sampled r = sample_pair({0.005, 0}, {0.01, 2}, spin, 0.01, 0.16);
     MESSAGE(fmt::format("spin {}: highest {:.4g} J of {:.4g} J, climb {:.3g} of E0, |dP| {:.2g}, |dL| {:.2g}",
-                        spin.norm(), highest, first.energy, climb / first.energy, dP, dL));
-    CHECK(highest <= first.energy * (1.0 + 1e-3));
-    CHECK(climb <= 1e-2 * first.energy);
-    CHECK(dP <= 1e-10);
-    CHECK(dL <= 1e-10);
-    CHECK(inverted == 0);
+                        spin.norm(), r.highest, r.first.energy, r.climb / r.first.energy, r.dP, r.dL));
+    CHECK(r.highest <= r.first.energy * (1.0 + 1e-3));
+    CHECK(r.climb <= 1e-2 * r.first.energy);
+    CHECK(r.dP <= 1e-10);
+    CHECK(r.dL <= 1e-10);
+    CHECK(r.inverted == 0);
   }
 }
