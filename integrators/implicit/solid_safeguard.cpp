@@ -65,17 +65,14 @@ bool SolidSource::multirate_step_gained_energy() {
   return b.gained() || unheld_plane_energy(unheld_, x_end_) > b.tolerance;
 }
 
-bool SolidSource::meets_solid_in_first_substep() const {
+bool SolidSource::region_meets_solid() const {
   const std::vector<TickPlane>& planes = contact_.planes();
   const auto& regions = multirate_->regions();
   for (std::size_t k = 0; k < planes.size(); ++k) {
     const TickPlane& p = planes[k];
-    if (p.friction || p.first_substep != 1 || !contact_.solid_pair(k)) continue;
+    if (p.friction || !contact_.solid_pair(k)) continue;
     const int g = plane_group(p);
-    if (g < 0 || regions[static_cast<std::size_t>(g)].m == 1) continue;
-    // x_n short of the plane: the point reaches it inside the first substep. (The
-    // dashpot's offset y_n + (o − y_n)(h + β)/h keeps the sign of o − y_n.)
-    if (p.violation(x_) <= 0.0) return true;
+    if (g >= 0 && regions[static_cast<std::size_t>(g)].m > 1) return true;
   }
   return false;
 }

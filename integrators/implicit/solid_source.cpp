@@ -191,7 +191,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   }
   // The energy safeguard checks the plan as the kernel will follow it; the rotation
   // after it spends no more energy than the body dissipated (keep_angular_momentum).
-  if (energy_safeguard_ && ((!single && meets_solid_in_first_substep()) ||
+  if (energy_safeguard_ && ((!single && region_meets_solid()) ||
                             (single ? kick_gained_energy(x_) : multirate_step_gained_energy())) &&
       resolve_with_newton(time, x_)) {
     ++counters_.safeguarded;

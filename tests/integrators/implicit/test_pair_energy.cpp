@@ -272,12 +272,12 @@ TEST_CASE("pair energy: backward-Euler blocks at 5 ms do not climb back in a slo
 // they act from it, at the stiffness of planes held over h_L: κ/m² against a substep's
 // inertia. They gave 0.165 N s (m = 1: 0.396), the layers fired from 16 ms and kicked
 // both faces (about 0.8 m/s each way), and the faces drifted into their blocks until the
-// steps at 20 ms: 0.43 J -> 1.04 J, mostly elastic, with the kinetic flat. A plan whose
-// region meets another solid within its first substep is now re-solved as backward
-// Euler at h_L (SolidSource::meets_solid_in_first_substep), as m = 1 steps it. What is
-// left: after the bounce the blocks graze in the layers (40–100 ms) and the total climbs
-// back 5.4e-3 of E0 (7.1e-3 with spin), as at m = 10 (docs/zhao.md "Limits"); checked
-// here only against 1e-2. Sampled before the steps at each 10 ms boundary (inside a
+// steps at 20 ms: 0.43 J -> 1.04 J, mostly elastic, with the kinetic flat. Re-solved as
+// backward Euler when the region met the other solid within its first substep, the blocks
+// still grazed in the layers after the bounce (40–100 ms) and climbed back 5.4e-3 of E0
+// (7.1e-3 with spin). A plan whose region holds any pair plane with another solid is now
+// re-solved as backward Euler at h_L (SolidSource::region_meets_solid), as m = 1 steps
+// it: climb 8.2e-5 and 5.0e-5. Sampled before the steps at each 10 ms boundary (inside a
 // large step the region's momentum is in flight).
 TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 2 at 10 ms never gains energy") {
   for (const Vec3& spin : {Vec3(Vec3::Zero()), kSpin}) {
@@ -286,7 +286,7 @@ TEST_CASE("pair energy: backward Euler at 5 ms against Zhao m = 2 at 10 ms never
     MESSAGE(fmt::format("spin {}: highest {:.4g} J of {:.4g} J, climb {:.3g} of E0, |dP| {:.2g}, |dL| {:.2g}",
                         spin.norm(), r.highest, r.first.energy, r.climb / r.first.energy, r.dP, r.dL));
     CHECK(r.highest <= r.first.energy * (1.0 + 1e-3));
-    CHECK(r.climb <= 1e-2 * r.first.energy);
+    CHECK(r.climb <= 1e-3 * r.first.energy);
     CHECK(r.dP <= 1e-10);
     CHECK(r.dL <= 1e-10);
     CHECK(r.inverted == 0);

@@ -137,7 +137,7 @@ TEST_CASE("zhao contact momentum: an m = 4 block lands on an m = 4 block") {
   // stop it before the layers touch S inside a large step. At 3 m/s the region met the
   // lower block within its first substep, the layers touched S and 12 substeps left the
   // plan; such a step is now re-solved as backward Euler at h_L
-  // (SolidSource::meets_solid_in_first_substep), no layer fires and no substep leaves the
+  // (SolidSource::region_meets_solid), no layer fires and no substep leaves the
   // plan (measured: 0, at 6 m/s too). Momentum is kept either way; the off-plan path is
   // the cloth cases' above.
   upper.velocity = test::velocity({0.1, 0, -3}, {0, 0, 2});
