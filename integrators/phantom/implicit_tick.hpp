@@ -97,6 +97,14 @@ class ImplicitTickSolver {
   /// returns the iterate with the least energy found.
   TickReport solve(const TickProblem& problem, Eigen::VectorXd& x);
   const ImplicitSolverSettings& settings() const { return settings_; }
+  /// Changes β for the solves that follow (PhantomSource's energy guard damps one tick):
+  /// D is assembled anew at the next solve's q̃ and the factor, which holds D/h, made again.
+  void set_rayleigh_beta(double beta) {
+    if (beta == settings_.rayleigh_beta) return;
+    settings_.rayleigh_beta = beta;
+    damping_.resize(0, 0);
+    have_factor_ = false;
+  }
   /// out = q̃ + θ (x − q̃): where a tick evaluates V (θ is ½ or 1). The midpoint is
   /// formed as (q̃ + x)/2 so that θ = ½ is bit for bit the paper's rule as it was before
   /// θ existed (the contact demos are sensitive to round-off).

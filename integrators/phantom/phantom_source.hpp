@@ -62,6 +62,8 @@ struct PhantomCounters {
   std::uint64_t halvings = 0;            ///< solves retried with half the step (TickHalving)
   std::uint64_t short_ticks = 0;         ///< ticks taken with a step below h_imp
   int deepest_halving = 0;               ///< the smallest step taken: h_imp / 2^this
+  std::uint64_t damped_ticks = 0;        ///< midpoint ticks solved again, damped, for making energy
+  double max_tick_energy = 0.0;          ///< largest energy a kept midpoint tick made, over the body's kinetic
 };
 
 /// Ticks whose solve does not converge are solved again from the same state with half
@@ -74,6 +76,22 @@ struct PhantomCounters {
 struct TickHalving {
   int max_halvings = 0;  ///< 0: the paper's fixed period
   int calm_ticks = 4;
+};
+
+/// A midpoint tick that makes energy is solved again with Rayleigh damping (docs/phantom.md
+/// "Ticks that make energy"). Without outside impulses the midpoint rule changes the
+/// interval energy E = ½ ṽᵀ M ṽ + V(midpoint) by exactly the trapezoidal error of the
+/// elastic work between the two midpoints m⁻ (where g⁻ was taken) and m⁺:
+///   ε = V(m⁺) − V(m⁻) − ½ (g⁻ + g⁺)·(m⁺ − m⁻),
+/// zero for a quadratic V. On a stiff cloth crumpled by an impact (ω h ≈ 10) it is
+/// positive tick after tick and pumps the mesh-scale modes. Checked in free flight only
+/// (no impulse reached the body in the interval; no pins, no wind, one step). A tick with
+/// ε > tolerance × (its interval's kinetic energy) is solved again with
+/// D = β K_mat, β = damping × h (at least the body's own): damping ratio β ω / 2 ≥ 1 for
+/// the modes with ω h ≥ 2 that the rule cannot resolve; no net force, no torque.
+struct TickEnergyGuard {
+  double damping = 1.0;      ///< β over the tick's step; 0: off (the paper's rule)
+  double tolerance = 1e-3;
 };
 
 class PhantomSource final : public EventSource, public BodyIntegrator, public MassShare, public ImpulseReceiver {
@@ -101,6 +119,7 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
     contact_.set_pairs(std::move(finder), settings);
   }
   void set_halving(TickHalving halving);
+  void set_energy_guard(TickEnergyGuard guard);
   /// Contact impulses on the primary move the whole mass: both copies change velocity
   /// by J/m (docs/phantom.md "Contact on the whole mass"; the paper's penalties act on
   /// the primary's half, m/2, and reach the phantom through the next tick). Before start().
@@ -173,7 +192,7 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   void set_up_tick(VertexState& state, double time, double h);
   /// Solves it, halving the step while the solve does not converge (TickHalving);
   /// leaves the step taken in h_tick_.
-  TickReport solve_tick(VertexState& state, double time);
+  TickReport solve_tick(VertexState& state, double time, bool released);
   /// The next tick's time (on the grid of h_imp / 2^max_halvings, so that runs without
   /// halvings tick at exactly t0 + k h_imp), coarsening the step when it may.
   double next_tick_time(bool converged);
@@ -203,6 +222,11 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   double h_;
   double h_tick_, h_prev_;  ///< this interval's step and the previous one's
   TickHalving halving_;
+  TickEnergyGuard energy_guard_;
+  /// The energy the solved tick makes (TickEnergyGuard), relative to the kinetic energy
+  /// of its interval; 0 where it is not measured (backward Euler, a step change, the
+  /// first tick, released pins).
+  double tick_energy(const VertexState& state, bool released);
   bool contact_on_whole_ = false;
   bool torque_correction_ = true;
   int level_ = 0;           ///< h_tick_ = h_ / 2^level_
@@ -217,6 +241,11 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   };
   std::vector<WindTriangle> wind_;
   Eigen::VectorXd q_tilde_, v_tilde_, g_prev_, wind_force_;
+  Eigen::VectorXd mid_prev_;   ///< where g_prev_ was taken (the previous interval's midpoint)
+  double v_mid_prev_ = 0.0;    ///< V there
+  bool mid_prev_valid_ = false;
+  Eigen::VectorXd v_primary_;     ///< the primary's velocities the last tick set
+  bool outside_impulse_ = false;  ///< an impulse reached the copy in this interval (receive_impulse, shared)
   double t_tick_ = 0.0, t0_ = 0.0;
   double t_next_ = 0.0;  ///< the time of the next tick (the current interval's end)
   /// This interval's received impulses (receive_impulse): the torque their lever arm
