@@ -88,13 +88,22 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
   // them push multiplies the stiffness by the valence and breaks the layer's
   // stability bound (observed: energy injection at the FPU walls, blow-up in the
   // squeeze). Non-owners keep their layers and certificates but push nothing.
-  const bool pushes = layer.pushes(c.distance) && owns_contact(p, c);
+  // The tick's window [t − h/2, t + h/2] at the pair's normal speed ḋ = Σ w_i v_i · n:
+  // a window the layer's edge cuts pushes with the force integrated over its part
+  // inside (PenaltyLayer::window_impulse), which may be a window whose tick is still
+  // outside.
+  double ddot = 0.0;
+  for (int i = 0; i < 4; ++i) ddot += c.w[i] * s.velocity(p.v[i]).dot(n);
+  const double h_now = layer_period(p, e.layer);
+  const double J_now = layer.window_impulse(c.distance, ddot, h_now);
+  const bool pushes = J_now > 0.0 && owns_contact(p, c);
   if (params_.vertex_periods) set_layer_load(slot, p, pushes ? &c : nullptr);
   const double h = layer_period(p, e.layer);
   if (pushes) {
     // Impulse −h ∇V_l = J w_i n (Harmon et al. 2009), h the interval to this layer's
-    // next tick. (At d = 0, where ∇V_l has no direction, n is the slab's.)
-    const double J = layer.impulse(c.distance, h);
+    // next tick (at the window's edge, the force integrated over the window's part
+    // inside). At d = 0, where ∇V_l has no direction, n is the slab's.
+    const double J = h == h_now ? J_now : layer.window_impulse(c.distance, ddot, h);
     for (int i = 0; i < 4; ++i) add_impulse(p.v[i], (J * c.w[i]) * n, t);
     if (params_.friction > 0.0) {
       // Coulomb: tangential impulse opposing the relative sliding velocity of the
@@ -121,9 +130,7 @@ double ContactSystem::layer_tick(EventSlot slot, double t) {
   // by the envelope slack — lasts ~1e-7 s; retiring at the edge made a hat resting on
   // the ground fail 1.3e5 slab certificates per pair per second. In the margin the
   // layer only ticks (at its period, no impulse).
-  double normal_speed = 0.0;
-  for (int i = 0; i < 4; ++i) normal_speed += c.w[i] * s.velocity(p.v[i]).dot(n);
-  if (e.layer == p.depth && c.distance >= layer.thickness * (1.0 + kRetireMargin) && normal_speed >= 0.0) {
+  if (e.layer == p.depth && c.distance >= layer.thickness * (1.0 + kRetireMargin) && ddot >= 0.0) {
     p.layers.pop_back();
     --p.depth;
     free_layer_events_.push_back(slot);

@@ -9,6 +9,7 @@
 ///
 /// ContactSystem's layer events run this term: their impulse is `impulse`, their
 /// energy `energy` (contact/contact_layers.cpp).
+#include <algorithm>
 #include <cmath>
 
 #include "contact/distance/distance.hpp"
@@ -42,6 +43,26 @@ struct PenaltyLayer {
   template <typename S>
   S impulse(const S& d, double h) const {
     return h * stiffness * (thickness - d);
+  }
+
+  /// The layer event's kick J = r ∫ (η − d(s))₊ ds over its window s ∈ [−h/2, h/2],
+  /// d(s) = d + ḋ s (the pair's motion at the tick, linear as the AVI's drift). A window
+  /// wholly inside or outside the layer gives h r (η − d) or 0, the kick above: only
+  /// a window that the layer's edge d = η cuts differs. There the force r (η − d)₊ has
+  /// a kink, and sampling it at the tick is a first-order quadrature error whose sign
+  /// is the tick's phase against the crossing: an energy error of order (h ω)² per
+  /// entry and exit (1D bounce at h ω = 0.42: ±4.5 % of the normal kinetic energy;
+  /// with this kick ±0.17 %). docs/contact.md "Layer edges".
+  double window_impulse(double d, double ddot, double h) const {
+    const double g0 = thickness - d;         // penetration at the tick
+    const double ga = g0 + 0.5 * h * ddot;   // at s = −h/2
+    const double gb = g0 - 0.5 * h * ddot;   // at s = +h/2
+    if (ga >= 0.0 && gb >= 0.0) return h * stiffness * g0;
+    if (ga <= 0.0 && gb <= 0.0) return 0.0;
+    // The edge cuts the window: a triangle of height gp over the part inside.
+    const double gp = std::max(ga, gb);
+    const double inside = h * gp / std::abs(ga - gb);
+    return 0.5 * stiffness * gp * inside;
   }
 
   double value(const StencilPositions<4>& x) const;
