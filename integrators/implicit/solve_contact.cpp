@@ -52,8 +52,9 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     // An obstacle plane keeps the clearance (pushing a point inside it back out); a
     // pair's stops the approach below min(gap, clearance) without pushing apart.
     //
-    // A backward-Euler body's pair with another solid keeps 2 η(1) (solid_clearance),
-    // as an obstacle plane does, so that its give stays out of the first layer. At η(1)
+    // A backward-Euler or Zhao body's pair with another solid keeps 2 η(1)
+    // (solid_clearance), as an obstacle plane does, so that its give stays out of the
+    // first layer (a Zhao m = 1 block at 3 m/s: io/world/world_contact.cpp). At η(1)
     // the pair rested on the first layer's edge (sweep pair_be_be, two backward-Euler
     // blocks at 5 ms, a slow second contact at 0.14–0.19 s): the give let a corner into
     // layer 1, whose explicit impulses bounced the two faces apart between the steps;

@@ -74,7 +74,7 @@ struct TickContactSettings {
   double clearance = 0.0;
   /// m: the clearance of a pair plane whose other side is a solid, in a solve whose pair
   /// planes are on the reduced mass (a solid's); 0: `clearance` (scenes: 2 η(1) for a
-  /// backward-Euler body unless `deformable_clearance` is given). The planes' give then
+  /// backward-Euler or Zhao body unless `deformable_clearance` is given). The planes' give then
   /// stays out of the first layer, as an obstacle plane's (SolveContact::add_planes).
   double solid_clearance = 0.0;
   /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane

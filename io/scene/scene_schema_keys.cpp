@@ -67,9 +67,10 @@ constexpr SchemaObjectInfo kObjects[] = {
 
 // A solid's step sees contact unless told not to, when there is contact to see.
 constexpr const char* kSolidTickContact = "derived: true for a colliding body in a scene with `contact`";
-// A pair plane's clearance: the contact thickness, except a backward-Euler body's pairs with
-// another solid (io/world/world_contact.cpp).
+// A pair plane's clearance: the contact thickness, except a solid's (backward Euler, Zhao)
+// pairs with another solid (io/world/world_contact.cpp).
 constexpr const char* kPairClearance = "derived: η1 (the contact thickness)";
+constexpr const char* kSolidPairClearance = "derived: 2 η1 with another solid, η1 (the contact thickness) with a cloth";
 
 // The knobs that the phantom ticks and the solids' steps share: contact inside the solve.
 #define CW_TICK_CONTACT(OBJ, ON, PAIR_CLEARANCE)                                                    \
@@ -311,8 +312,7 @@ constexpr KeyInfo kKeys[] = {
      true},
     {"backward_euler.advanced", "damping", K::Choice, 0, 0, "projected|tangent", {}, "", "`\"projected\"`",
      "Rayleigh K projected to PSD at the step's start (never adds energy), or the tangent at its end", true},
-    CW_TICK_CONTACT("backward_euler.advanced", kSolidTickContact,
-                    "derived: 2 η1 with another solid, η1 (the contact thickness) with a cloth"),
+    CW_TICK_CONTACT("backward_euler.advanced", kSolidTickContact, kSolidPairClearance),
     {"zhao", "h_L", K::Positive, 0, 0, {}, {}, "s", "required", "the large step"},
     {"zhao", "regions", K::Custom, 0, 0, {}, "array, ≥ 1", "", "required", "the small-step regions, below"},
     {"zhao", "advanced", K::Custom, 0, 0, {}, "object", "", "none", "the numerical knobs below"},
@@ -330,7 +330,7 @@ constexpr KeyInfo kKeys[] = {
      "tets touching a region integrated at h_S on all their vertices, or eq. 14/19 as published", true},
     {"zhao.advanced", "damping", K::Choice, 0, 0, "projected|tangent", {}, "", "`\"projected\"`",
      "the step linearises with K̂(x_n) projected to PSD, or the unprojected K(x_n) (eq. 5 as printed)", true},
-    CW_TICK_CONTACT("zhao.advanced", kSolidTickContact, kPairClearance),
+    CW_TICK_CONTACT("zhao.advanced", kSolidTickContact, kSolidPairClearance),
     {"schroeder", "frame_dt", K::Positive, 0, 0, {}, {}, "s", "required", "the period of the coupled step"},
     {"schroeder", "substep", K::AutoPositive, 0, 0, {}, {}, "s", "\"auto\"",
      "must divide `frame_dt`; auto: safety × √2/ω_max of the semi-implicit elements, rounded down"},

@@ -113,14 +113,21 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
     if (t.solid) owners[t.body].step = t.step();
   }
   for (TickContact& t : w.tick_pairs) {
-    // A backward-Euler body's pairs with another solid keep 2 η(1), out of the first
-    // layer, as its obstacle planes do (TickContactSettings::solid_clearance; two blocks
-    // at 5 ms climbed back 5.7e-3 of E0 at η(1), 2e-6 at 2 η(1)); a given clearance
-    // holds for every pair. Zhao's keep η(1): at 2 η(1) two Zhao m = 4 blocks, or one
-    // against a Schroeder block, gained 27–31 % (sweep pair_zhao_m4_*; not diagnosed).
+    // A solid's pairs with another solid keep 2 η(1), out of the first layer, as its
+    // obstacle planes do (TickContactSettings::solid_clearance); a given clearance holds
+    // for every pair. At η(1) the planes' give let the faces into layer 1, whose explicit
+    // impulses act between the steps on faces whose elastic answer comes a step later:
+    // two backward-Euler blocks at 5 ms climbed back 5.7e-3 of E0 (2e-6 at 2 η(1)); a
+    // Zhao m = 1 block at 3 m/s against backward Euler at 5 ms or a Schroeder block,
+    // 14 layers active at 28-31 ms, then the Zhao block's elastic energy 0.008 -> 0.082 J
+    // over its next step with its kinetic flat: +1.06e-2 and +6.1e-3 of E0 (1.4e-4 and
+    // 1.6e-4 at 2 η(1), no layer fires; test_pair_energy). Zhao kept η(1) while its
+    // regions at m > 1 planned the pairs themselves (two m = 4 blocks gained 27-31 % at
+    // 2 η(1)); such a plan is now re-solved as backward Euler at h_L
+    // (SolidSource::region_meets_solid), whose planes these are.
     if (!(t.settings.clearance > 0.0)) {
       t.settings.clearance = params.eta1;
-      if (t.solid && !t.solid->multirate()) t.settings.solid_clearance = 2.0 * params.eta1;
+      if (t.solid) t.settings.solid_clearance = 2.0 * params.eta1;
     }
     t.set_pairs(TickPairFinder(w.scene.kernel->state(), *w.scene.contact, owners, t.body,
                                t.solid ? t.step() : 0.0));

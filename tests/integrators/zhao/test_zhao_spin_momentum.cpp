@@ -103,7 +103,25 @@ void check_spinning(Lower lower, int m) {
                       "{} rotations cut, {} layer activations",
                       m, lower_name(lower), dP, dL, highest / d0.total() - 1.0, d0.total(), cut,
                       s.contact->counters().layer_activations));
-  if (lower != Lower::None) CHECK(s.contact->counters().layer_activations > 0);  // the bodies met
+  // The bodies met: the lower body (at rest at first) ends with a mean velocity above 5 %
+  // of the upper's at the start (the sweep's `exchange`). Not the layers: a solid's pair
+  // planes with another solid keep 2 η(1), and no layer fires between the two blocks
+  // (io/world/world_contact.cpp).
+  if (lower != Lower::None) {
+    const Body& body = *std::find_if(s.bodies.begin(), s.bodies.end(), [](const Body& b) { return b.name == "lower"; });
+    Vec3 p_lower = Vec3::Zero();
+    double m_lower = 0.0, m_total = 0.0;
+    for (Index a = 0; a < static_cast<Index>(k.state().size()); ++a) {
+      if (k.state().kinematic(a)) continue;
+      m_total += k.state().mass(a);
+      if (a < body.first_vertex || a >= body.first_vertex + body.vertex_count) continue;
+      m_lower += k.state().mass(a);
+      p_lower += k.state().mass(a) * k.state().velocity(a);
+    }
+    const double exchange = (p_lower.norm() / m_lower) / (d0.linear_momentum.norm() / (m_total - m_lower));
+    MESSAGE(fmt::format("exchange {:.3g}", exchange));
+    CHECK(exchange > 0.05);
+  }
   CHECK(dP <= 1e-10);
   CHECK(dL <= 1e-10);
   CHECK(cut == 0);
