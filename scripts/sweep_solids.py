@@ -29,6 +29,10 @@ rebuilt from the generator's voxels or the TetGen file and matched to the frames
   elastic_err  solids: max |elastic energy recomputed from the PLY and the tets - the csv's
             potential - layer_potential - gravity| / |total_0|                         (<= 1e-6)
 
+The `stack_` scenes drop a body 10 cm onto a solid resting on the ground (gravity, mu 0.5) and
+are judged as damped drops (energy, rest from 1 s after the landing at 0.15 s); a tool call of
+theirs times out after min(--timeout, 120 s).
+
 The `_fast` pairs are the `_spin` solid-solid and cloth-solid pairs with the upper body at 3 m/s
 (a 10 ms step closes 3 cm); a tool call of theirs times out after min(--timeout, 60 s).
 
@@ -187,6 +191,40 @@ def pair_scene(a, b, spin, fast=False):
     return scene, meta
 
 
+STACK_TIMEOUT = 120  # s per tool call of a stack (at most --timeout)
+STACK_KINDS = [("be", "be"), ("be10", "be10"), ("be10", "be"), ("be", "be10"), ("zhao_m1", "be"),
+               ("zhao_m4", "zhao_m4"), ("be", "schroeder"), ("schroeder", "schroeder"), ("be", "explicit"),
+               ("be", "phantom"), ("zhao_m4", "phantom")]
+
+
+def stack_scene(a, b):
+    """A body dropped 10 cm onto a solid resting on the ground (4 mm above it at first), gravity,
+    friction 0.5: the pair's contact under a sustained load. The lower's region (Zhao) is its top
+    vertex layer, the upper's its bottom one."""
+    name = f"stack_{a}_{b}"
+    lower = pair_body(a, "lower", True)
+    lower["shape"]["origin"] = [-0.075, -0.075, 0.004]
+    if a.startswith("zhao"):
+        lower["zhao"]["regions"][0]["box"] = {"min": [-1, -1, 0.08], "max": [1, 1, 1]}
+    upper = pair_body(b, "upper", False)
+    del upper["velocity"]
+    if b in ("explicit", "phantom"):
+        upper["shape"].update({"size": [0.3, 0.3], "resolution": [15, 15], "center": [0.02, 0.01, 0.2]})
+    else:
+        upper["shape"]["origin"] = [-0.05, -0.06, 0.2]
+        if b.startswith("zhao"):
+            upper["zhao"]["regions"][0]["box"] = {"min": [-1, -1, -1], "max": [1, 1, 0.21]}
+    until = 1.5
+    scene = {"name": name, "end_time": until, "frame_rate": 50, "gravity": [0, 0, -G],
+             "contact": {"thickness": THICKNESS, "friction": 0.5},
+             "obstacles": [{"name": "ground", "shape": {"type": "ground", "center": [0, 0, 0], "half_size": 0.6}}],
+             "bodies": [lower, upper]}
+    # a stack that stalls fails in two minutes, not --timeout
+    meta = {"timeout": STACK_TIMEOUT, "kind": "drop", "shape": "stack", "integrator": f"{a}+{b}", "height": 0.1, "friction": 0.5,
+            "damping": True, "model": "corotational", "spin": False, "until": until, "t_land": 0.15, "cell": 0.05}
+    return scene, meta
+
+
 DROP_KINDS = ["be_h5", "be_h10", "be_h5_mn1", "be_h10_mn1", "zhao_m1", "zhao_m4", "zhao_m10", "zhao_m4top",
               "schroeder", "semi_implicit", "fully_implicit", "schroeder_plane"]
 SPIN = {"linear": [0.2, 0.1, 0.0], "angular": [1.5, -2.0, 3.0]}
@@ -241,6 +279,10 @@ def all_scenes():
              ("zhao_m10", "zhao_m10"), ("zhao_m10", "schroeder")]
     for a, b in fast:
         out.append((f"pair_{a}_{b}_spin_fast", *pair_scene(a, b, True, fast=True)))
+    # Stacks: a body dropped onto a solid resting on the ground, under gravity: a pair's
+    # contact under a sustained load, where the free pairs above meet once.
+    for a, b in STACK_KINDS:
+        out.append((f"stack_{a}_{b}", *stack_scene(a, b)))
     return out
 
 

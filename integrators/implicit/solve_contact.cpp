@@ -113,16 +113,17 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
         if (f.weights[i] != 0.0) load += std::abs(f.weights[i]) * load_[f.vertices[i]];
       plane.stiffness = std::max(plane.stiffness, 4.0 * load / clearance);
     }
-    // Backward Euler's pair planes with another solid go in series with the other
-    // side's inertia last, whatever raised k above: a plane's impulse h k' s then never
+    // A solid's pair planes with another solid go in series with the other side's
+    // inertia last, whatever raised k above: a plane's impulse h k' s then never
     // exceeds the one that stops the other point, s / (h W_o). Stiffened by the load
     // after that, k' was unbounded: a 5 ms block dropped onto a 10 ms one resting on the
     // ground met planes stiffened by the load the lower block's top carried from the
     // step before, which the ground held in place, and took 6.4 N s (|Δv| 5.7 m/s) in
     // one step where 1.3 N s stops it: 3.36 J -> 17.3 J
-    // (tests/integrators/implicit/test_solid_stacks.cpp). Zhao's two-sided planes keep
-    // the load over the bound: with it, two Zhao m = 1 blocks meeting at 1 m/s climbed
-    // back 1.2e-2 of E0 (sweep pair_zhao_m1_zhao_m1; 1e-4 without).
+    // (tests/integrators/implicit/test_solid_stacks.cpp); a 5 ms block dropped onto a
+    // Zhao m = 1 block on the ground, 3.4 J -> 37 J (sweep stack_zhao_m1_be, now never
+    // above E0). (While Zhao's pairs kept η(1), the bound made two Zhao m = 1 blocks
+    // climb back 1.2e-2 of E0; at 2 η(1) they climb 3e-4 with it.)
     if (bounded) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
     planes_.push_back(plane);
     plane_features_.push_back(f);
