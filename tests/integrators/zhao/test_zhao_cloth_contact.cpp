@@ -59,6 +59,33 @@ World cloth_under_block(int m = 1, const VelocitySpec& velocity = test::velocity
   return w;
 }
 
+/// The run read before the events at every multiple of `step` to `end` (the state a
+/// frame at t sees, World::advance_to), stopped at kBudget events (a stall): the
+/// highest total, the largest |ΔP| and |ΔL| over their scales, the last time reached.
+struct Sampled {
+  Diagnostics first;
+  double highest = 0.0, dP = 0.0, dL = 0.0, reached = 0.0;
+};
+
+Sampled sample_run(Kernel& k, double end, double step) {
+  k.set_poll([&k] { return k.events_processed() > kBudget; });
+  const test::MomentumScale scale = test::momentum_scale(k.state());
+  Sampled r;
+  r.first = measure(k, 0.0);
+  r.highest = r.first.total();
+  for (int i = 1; i <= static_cast<int>(std::lround(end / step)); ++i) {
+    const double t = step * i;
+    k.run_until(std::nextafter(t, 0.0));
+    if (k.stopped()) break;
+    r.reached = t;
+    const Diagnostics d = measure(k, t);
+    r.highest = std::max(r.highest, d.total());
+    r.dP = std::max(r.dP, (d.linear_momentum - r.first.linear_momentum).norm() / scale.linear);
+    r.dL = std::max(r.dL, (d.angular_momentum - r.first.angular_momentum).norm() / scale.angular);
+  }
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("a phantom cloth hit by a Zhao m = 1 block: the run ends, never gains energy and keeps momentum") {
@@ -66,22 +93,7 @@ TEST_CASE("a phantom cloth hit by a Zhao m = 1 block: the run ends, never gains 
   Kernel& k = *s.kernel;
   REQUIRE(s.contact);
   // A stall (thousands of layers' events per µs) is stopped at the budget.
-  k.set_poll([&k] { return k.events_processed() > kBudget; });
-  const test::MomentumScale scale = test::momentum_scale(k.state());
-  const Diagnostics d0 = measure(k, 0.0);
-  double highest = d0.total(), dP = 0.0, dL = 0.0, reached = 0.0;
-  const int readings = static_cast<int>(std::lround(kEndTime / kReading));
-  for (int i = 1; i <= readings; ++i) {
-    // Before the events at t: the state a frame at t sees (World::advance_to).
-    const double t = kReading * i;
-    k.run_until(std::nextafter(t, 0.0));
-    if (k.stopped()) break;
-    reached = t;
-    const Diagnostics d = measure(k, t);
-    highest = std::max(highest, d.total());
-    dP = std::max(dP, (d.linear_momentum - d0.linear_momentum).norm() / scale.linear);
-    dL = std::max(dL, (d.angular_momentum - d0.angular_momentum).norm() / scale.angular);
-  }
+  const auto [d0, highest, dP, dL, reached] = sample_run(k, kEndTime, kReading);
   const ContactCounters c = s.contact->counters();
   MESSAGE(fmt::format("reached {} s of {} s in {} events; highest energy {:.6g} J of {:.6g} J ({:+.2g}); "
                       "|dP| {:.2g}, |dL| {:.2g}; {} layer activations, deepest layer {}",
@@ -117,20 +129,7 @@ TEST_CASE("a phantom cloth hit by a Zhao m = 4 block at 3 m/s: ticks that make e
   Scene s = test::build(cloth_under_block(4, test::velocity({0.3, 0.15, -3.0}, {0.3, -0.5, 0.8})));
   Kernel& k = *s.kernel;
   REQUIRE(s.contact);
-  k.set_poll([&k] { return k.events_processed() > kBudget; });
-  const test::MomentumScale scale = test::momentum_scale(k.state());
-  const Diagnostics d0 = measure(k, 0.0);
-  double highest = d0.total(), dP = 0.0, dL = 0.0, reached = 0.0;
-  for (int i = 1; i <= static_cast<int>(std::lround(kFastEnd / kStep)); ++i) {
-    const double t = kStep * i;
-    k.run_until(std::nextafter(t, 0.0));
-    if (k.stopped()) break;
-    reached = t;
-    const Diagnostics d = measure(k, t);
-    highest = std::max(highest, d.total());
-    dP = std::max(dP, (d.linear_momentum - d0.linear_momentum).norm() / scale.linear);
-    dL = std::max(dL, (d.angular_momentum - d0.angular_momentum).norm() / scale.angular);
-  }
+  const auto [d0, highest, dP, dL, reached] = sample_run(k, kFastEnd, kStep);
   const auto phantoms = s.bodies_of<PhantomSource>();
   REQUIRE(phantoms.size() == 1);
   const PhantomCounters& pc = phantoms[0]->counters();
