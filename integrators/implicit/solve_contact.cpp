@@ -97,8 +97,6 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
       if (approach > 0.0) kappa = std::max(kappa, 4.0 * approach * h / clearance);
     }
     plane.stiffness = kappa / (inverse_mass * h * h);
-    const bool bounded = series && settings.recoil_bounds_load;
-    if (series && !bounded) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
     // As stiff as the material behind the point (obstacles only: a pair's other side
     // takes the force explicitly, and a cloth kicked at the solid's stiffness blew up).
     if (!material_k_.empty() && !f.pair) {
@@ -124,7 +122,7 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     // Zhao m = 1 block on the ground, 3.4 J -> 37 J (sweep stack_zhao_m1_be, now never
     // above E0). (While Zhao's pairs kept η(1), the bound made two Zhao m = 1 blocks
     // climb back 1.2e-2 of E0; at 2 η(1) they climb 3e-4 with it.)
-    if (bounded) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
+    if (series) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
     planes_.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? pair_planes : obstacle_planes);

@@ -77,11 +77,6 @@ struct TickContactSettings {
   /// backward-Euler or Zhao body unless `deformable_clearance` is given). The planes' give then
   /// stays out of the first layer, as an obstacle plane's (SolveContact::add_planes).
   double solid_clearance = 0.0;
-  /// A pair plane with another solid is put in series with the other side's inertia
-  /// after the load has stiffened it (SolveContact::add_planes), so that its impulse
-  /// never exceeds the one that stops the other point (scenes: every solid); false:
-  /// before, and the load may stiffen it past that.
-  bool recoil_bounds_load = false;
   /// κ: the planes' stiffness as a multiple of the point's inertia term m/h². A plane
   /// stops an approach at speed u within a violation of about u h / κ (0.4 mm for
   /// 4 m/s at 1 ms with κ = 10); stiffer planes cost solver iterations (docs/phantom.md).

@@ -259,11 +259,9 @@ double PhantomSource::tick_energy(const VertexState& s, bool released) {
   for (std::size_t a = 0; a < vertices_.size(); ++a)
     if (s.velocity(vertices_[a]) != Vec3(v_primary_.segment<3>(3 * a))) return 0.0;
   ImplicitTickSolver::tick_point(q_tilde_, x_, 0.5, tick_point_);
-  Eigen::VectorXd g_now;
-  if (const Eigen::VectorXd* cached = solver_->potential_gradient_at(x_))
-    g_now = *cached;
-  else
-    potential_->gradient(tick_point_, g_now);
+  const Eigen::VectorXd* cached = solver_->potential_gradient_at(x_);
+  if (!cached) potential_->gradient(tick_point_, g_tick_);
+  const Eigen::VectorXd& g_now = cached ? *cached : g_tick_;
   const double v_now = potential_->value(tick_point_);
   // The trapezoidal rule's error of ∫ ∇V along m⁻ → m⁺.
   const double created = v_now - v_mid_prev_ - 0.5 * (g_prev_ + g_now).dot(tick_point_ - mid_prev_);

@@ -260,6 +260,7 @@ class PhantomSource final : public EventSource, public BodyIntegrator, public Ma
   TickProblem problem_;
   Eigen::VectorXd x_;
   Eigen::VectorXd tick_point_;  ///< where the last tick evaluated V (scratch)
+  Eigen::VectorXd g_tick_;      ///< ∇V at the tick point when the solver holds none (tick_energy's scratch)
   SolveContact contact_;          ///< the ticks' planes (solve_contact.hpp)
   std::vector<bool> fixed_;       ///< !free_, for contact_
   Eigen::VectorXd primary_;       ///< the primary's positions at the tick, for contact_

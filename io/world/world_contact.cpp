@@ -129,7 +129,6 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
       t.settings.clearance = params.eta1;
       if (t.solid) t.settings.solid_clearance = 2.0 * params.eta1;
     }
-    t.settings.recoil_bounds_load = t.solid != nullptr;
     t.set_pairs(TickPairFinder(w.scene.kernel->state(), *w.scene.contact, owners, t.body,
                                t.solid ? t.step() : 0.0));
   }
