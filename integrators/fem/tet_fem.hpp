@@ -12,6 +12,7 @@
 #include <Eigen/Sparse>
 #include <array>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,12 @@ class TetFemModel {
   TetFemModel(std::vector<Vec3> rest, std::vector<std::array<Index, 4>> tets,
               const std::vector<TetMaterial>& materials, FemKind kind);
 
+  /// One model of several meshes side by side (vertices and tets of each part in turn,
+  /// its indices offset by the vertices before it): the same elements and lumped masses,
+  /// one stiffness pattern. All parts linear or all corotational (std::invalid_argument).
+  /// The joint step of solids in contact (integrators/implicit/joint_solids.hpp).
+  static TetFemModel joined(std::span<const TetFemModel* const> parts);
+
   FemKind kind() const;
   std::size_t vertex_count() const;
   std::size_t tet_count() const;
@@ -121,6 +128,7 @@ class TetFemModel {
                     bool project_psd = false) const;
 
  private:
+  TetFemModel() = default;
   struct Impl;
   std::shared_ptr<const Impl> impl_;
 };

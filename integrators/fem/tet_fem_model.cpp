@@ -31,6 +31,9 @@ struct TetFemModel::Impl {
   // Element results before the ordered sum (scratch: the model is not reentrant).
   mutable std::vector<double> values, gradients, hessians;
 
+  /// pattern and slots from tets and n.
+  void build_pattern();
+
   StencilPositions<4> gather(const Vector& x, std::size_t e) const {
     StencilPositions<4> p;
     for (int i = 0; i < 4; ++i) p.col(i) = x.segment<3>(3 * tets[e][i]);
@@ -54,6 +57,40 @@ struct TetFemModel::Impl {
                                    : corotational[e].hessian(gather(x, e), project);
   }
 };
+
+void TetFemModel::Impl::build_pattern() {
+  const std::size_t m = tets.size();
+  // The fixed sparsity pattern and the scatter slots of every element entry.
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(144 * m + 9 * n);
+  for (const auto& tet : tets)
+    for (Index va : tet)
+      for (Index vb : tet)
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c)
+            t.emplace_back(static_cast<int>(3 * va + r), static_cast<int>(3 * vb + c), 0.0);
+  for (std::size_t a = 0; a < n; ++a)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        t.emplace_back(static_cast<int>(3 * a + r), static_cast<int>(3 * a + c), 0.0);
+  const auto N = static_cast<Eigen::Index>(3 * n);
+  pattern.resize(N, N);
+  pattern.setFromTriplets(t.begin(), t.end());
+  pattern.makeCompressed();
+  const Sparse& P = pattern;
+  slots.resize(144 * m);
+  for (std::size_t e = 0; e < m; ++e)
+    for (int c = 0; c < 12; ++c)
+      for (int r = 0; r < 12; ++r) {
+        const int row = static_cast<int>(3 * tets[e][r / 3] + r % 3);
+        const int col = static_cast<int>(3 * tets[e][c / 3] + c % 3);
+        const int* begin = P.innerIndexPtr() + P.outerIndexPtr()[col];
+        const int* end = P.innerIndexPtr() + P.outerIndexPtr()[col + 1];
+        const int* it = std::lower_bound(begin, end, row);
+        assert(it != end && *it == row);
+        slots[144 * e + 12 * c + r] = static_cast<int>(it - P.innerIndexPtr());
+      }
+}
 
 TetFemModel::TetFemModel(std::vector<Vec3> rest, std::vector<std::array<Index, 4>> tets,
                          const std::vector<TetMaterial>& materials, FemKind kind) {
@@ -81,37 +118,37 @@ TetFemModel::TetFemModel(std::vector<Vec3> rest, std::vector<std::array<Index, 4
     const double quarter = 0.25 * mat.density * signed_volume(X);
     for (Index v : impl->tets[e]) impl->mass[v] += quarter;
   }
-  // Fixed sparsity pattern and the scatter slots of every element entry.
-  std::vector<Eigen::Triplet<double>> t;
-  t.reserve(144 * m + 9 * impl->n);
-  for (const auto& tet : impl->tets)
-    for (Index va : tet)
-      for (Index vb : tet)
-        for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c)
-            t.emplace_back(static_cast<int>(3 * va + r), static_cast<int>(3 * vb + c), 0.0);
-  for (std::size_t a = 0; a < impl->n; ++a)
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c)
-        t.emplace_back(static_cast<int>(3 * a + r), static_cast<int>(3 * a + c), 0.0);
-  const auto N = static_cast<Eigen::Index>(3 * impl->n);
-  impl->pattern.resize(N, N);
-  impl->pattern.setFromTriplets(t.begin(), t.end());
-  impl->pattern.makeCompressed();
-  const Sparse& P = impl->pattern;
-  impl->slots.resize(144 * m);
-  for (std::size_t e = 0; e < m; ++e)
-    for (int c = 0; c < 12; ++c)
-      for (int r = 0; r < 12; ++r) {
-        const int row = static_cast<int>(3 * impl->tets[e][r / 3] + r % 3);
-        const int col = static_cast<int>(3 * impl->tets[e][c / 3] + c % 3);
-        const int* begin = P.innerIndexPtr() + P.outerIndexPtr()[col];
-        const int* end = P.innerIndexPtr() + P.outerIndexPtr()[col + 1];
-        const int* it = std::lower_bound(begin, end, row);
-        assert(it != end && *it == row);
-        impl->slots[144 * e + 12 * c + r] = static_cast<int>(it - P.innerIndexPtr());
-      }
+  impl->build_pattern();
   impl_ = std::move(impl);
+}
+
+TetFemModel TetFemModel::joined(std::span<const TetFemModel* const> parts) {
+  if (parts.empty()) throw std::invalid_argument("TetFemModel::joined: no parts");
+  auto impl = std::make_shared<Impl>();
+  impl->kind = parts.front()->kind();
+  for (const TetFemModel* part : parts) {
+    const Impl& p = *part->impl_;
+    if (p.kind != impl->kind) throw std::invalid_argument("TetFemModel::joined: linear and corotational parts");
+    const auto first = static_cast<Index>(impl->n);
+    for (std::array<Index, 4> tet : p.tets) {
+      for (Index& v : tet) v += first;
+      impl->tets.push_back(tet);
+    }
+    impl->linear.insert(impl->linear.end(), p.linear.begin(), p.linear.end());
+    impl->corotational.insert(impl->corotational.end(), p.corotational.begin(), p.corotational.end());
+    impl->mass.insert(impl->mass.end(), p.mass.begin(), p.mass.end());
+    impl->n += p.n;
+  }
+  impl->rest.resize(3 * static_cast<Eigen::Index>(impl->n));
+  Eigen::Index at = 0;
+  for (const TetFemModel* part : parts) {
+    impl->rest.segment(at, part->impl_->rest.size()) = part->impl_->rest;
+    at += part->impl_->rest.size();
+  }
+  impl->build_pattern();
+  TetFemModel model;
+  model.impl_ = std::move(impl);
+  return model;
 }
 
 FemKind TetFemModel::kind() const { return impl_->kind; }

@@ -46,6 +46,8 @@ struct BackwardEuler::Workspace {
   // The free unknowns: for a full dof (3n), its reduced index or −1 (prescribed).
   std::vector<bool> fixed;
   bool have_pattern = false;
+  /// Vertex pairs outside the stiffness pattern that planes couple (kept in H's pattern).
+  std::vector<std::pair<Index, Index>> extra;
   std::vector<int> reduced_of;
   std::vector<int> full_of;  ///< reduced → full dof
   /// For each entry of the model's stiffness pattern, its index among the reduced
@@ -76,8 +78,10 @@ BackwardEuler::BackwardEuler(BackwardEuler&&) noexcept = default;
 namespace {
 
 /// Builds the reduced Hessian pattern (free rows and columns of the stiffness pattern,
-/// in the same column-major order) and the maps into it. Runs when `fixed` changes.
+/// plus the 3×3 blocks of the vertex pairs `extra`) and the maps into it. Runs when
+/// `fixed` or `extra` changes.
 void build_reduced_pattern(const Sparse& K, const std::vector<bool>& fixed, std::size_t n,
+                           const std::vector<std::pair<Index, Index>>& extra,
                            std::vector<int>& reduced_of, std::vector<int>& full_of,
                            std::vector<int>& value_map, std::vector<int>& diagonal, Sparse& H) {
   reduced_of.assign(3 * n, -1);
@@ -94,16 +98,51 @@ void build_reduced_pattern(const Sparse& K, const std::vector<bool>& fixed, std:
     for (Sparse::InnerIterator it(K, c); it; ++it)
       if (reduced_of[it.row()] >= 0 && reduced_of[c] >= 0)
         t.emplace_back(reduced_of[it.row()], reduced_of[c], 0.0);
+  for (const auto& [a, b] : extra)
+    for (int q = 0; q < 3; ++q)
+      for (int p = 0; p < 3; ++p) {
+        const int r = reduced_of[3 * static_cast<std::size_t>(a) + p];
+        const int c = reduced_of[3 * static_cast<std::size_t>(b) + q];
+        if (r >= 0 && c >= 0) t.emplace_back(r, c, 0.0);
+      }
   H.resize(nr, nr);
   H.setFromTriplets(t.begin(), t.end());
   H.makeCompressed();
-  // Column-major traversal of K restricted to free entries visits H's entries in order.
-  int k = 0;
-  for (Eigen::Index c = 0; c < K.outerSize(); ++c)
-    for (Sparse::InnerIterator it(K, c); it; ++it)
-      if (reduced_of[it.row()] >= 0 && reduced_of[c] >= 0)
-        value_map[static_cast<std::size_t>(&it.valueRef() - K.valuePtr())] = k++;
+  if (extra.empty()) {
+    // Column-major traversal of K restricted to free entries visits H's entries in order.
+    int k = 0;
+    for (Eigen::Index c = 0; c < K.outerSize(); ++c)
+      for (Sparse::InnerIterator it(K, c); it; ++it)
+        if (reduced_of[it.row()] >= 0 && reduced_of[c] >= 0)
+          value_map[static_cast<std::size_t>(&it.valueRef() - K.valuePtr())] = k++;
+  } else {
+    const int* outer = H.outerIndexPtr();
+    const int* inner = H.innerIndexPtr();
+    for (Eigen::Index c = 0; c < K.outerSize(); ++c)
+      for (Sparse::InnerIterator it(K, c); it; ++it) {
+        const int r = reduced_of[it.row()], rc = reduced_of[c];
+        if (r < 0 || rc < 0) continue;
+        const int* at = std::lower_bound(inner + outer[rc], inner + outer[rc + 1], r);
+        value_map[static_cast<std::size_t>(&it.valueRef() - K.valuePtr())] = static_cast<int>(at - inner);
+      }
+  }
   diagonal = diagonal_positions(H);
+}
+
+/// Appends to `extra` the free vertex pairs of plane p whose block is not in H.
+void add_missing_blocks(const TickPlane& p, const Sparse& H, const std::vector<int>& reduced_of,
+                        std::vector<std::pair<Index, Index>>& extra) {
+  const int* outer = H.outerIndexPtr();
+  const int* inner = H.innerIndexPtr();
+  for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+    for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
+      if (p.weights[i] == 0.0 || p.weights[j] == 0.0) continue;
+      const int r = reduced_of[3 * static_cast<std::size_t>(p.vertices[i])];
+      const int c = reduced_of[3 * static_cast<std::size_t>(p.vertices[j])];
+      if (r < 0 || c < 0) continue;
+      const int* at = std::lower_bound(inner + outer[c], inner + outer[c + 1], r);
+      if (at == inner + outer[c + 1] || *at != r) extra.emplace_back(p.vertices[i], p.vertices[j]);
+    }
 }
 
 }  // namespace
@@ -127,9 +166,21 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   const bool at_start = beta != 0.0 && !at_end;
 
   if (constant_k && w.K.nonZeros() == 0) model_.hessian(x_io, w.K, clamp);
-  if (!w.have_pattern || w.fixed != fixed) {
+  // Planes between vertices no tet couples (bodies stepped together, joint_solids.hpp)
+  // widen the pattern, which then keeps those blocks: Newton without them converges
+  // like a Jacobi iteration over the stiff plane.
+  const std::size_t had_extra = w.extra.size();
+  if (w.have_pattern && w.fixed == fixed)
+    for (const TickPlane& p : planes) add_missing_blocks(p, w.H, w.reduced_of, w.extra);
+  if (!w.have_pattern || w.fixed != fixed || w.extra.size() != had_extra) {
     if (w.K.nonZeros() == 0) model_.hessian(x_io, w.K, clamp);
-    build_reduced_pattern(w.K, fixed, n, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
+    if (!w.have_pattern || w.fixed != fixed) {
+      // The reduced indices change: the planes' blocks are looked for anew.
+      w.extra.clear();
+      build_reduced_pattern(w.K, fixed, n, w.extra, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
+      for (const TickPlane& p : planes) add_missing_blocks(p, w.H, w.reduced_of, w.extra);
+    }
+    build_reduced_pattern(w.K, fixed, n, w.extra, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
     w.solver.reset_pattern();
     w.fixed = fixed;
     w.have_pattern = true;

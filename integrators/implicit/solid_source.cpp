@@ -1,5 +1,7 @@
 #include "integrators/implicit/solid_source.hpp"
 
+#include "integrators/implicit/joint_solids.hpp"
+
 #include "integrators/solvers/rigid_rotation.hpp"
 
 #include <spdlog/spdlog.h>
@@ -89,19 +91,42 @@ void SolidSource::kick(Kernel& kernel, double t, const Eigen::VectorXd& dv,
   }
 }
 
-double SolidSource::process(EventSlot, double time, Kernel& kernel) {
+void SolidSource::set_joint(std::shared_ptr<JointSolids> joint) {
+  joint_ = std::move(joint);
+  if (joint_) joint_->add(*this);
+}
+
+void SolidSource::find_planes(Kernel& kernel, double time) {
   gather(kernel.state(), time);
+  v_new_ = v_;
+  x_start_ = x_;
+  double speed = 0.0;
+  for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
+  contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
+}
+
+double SolidSource::process(EventSlot, double time, Kernel& kernel) {
+  if (joint_step_ == next_step_) {  // taken with another solid's step (JointSolids)
+    ++counters_.coarse_steps;
+    ++counters_.joint_steps;
+    current_ = next_step_++;
+    return clock_.time(next_step_);
+  }
   ++counters_.coarse_steps;
-  current_ = next_step_++;
   if (euler_) {
-    v_new_ = v_;
-    x_start_ = x_;
+    current_ = next_step_++;
     std::span<TickPlane> planes;
     if (contact_.any()) {
-      double speed = 0.0;
-      for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
-      contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
+      find_planes(kernel, time);
+      if (joint_ && joint_->step(*this, time, kernel)) {
+        ++counters_.joint_steps;
+        return clock_.time(next_step_);
+      }
       planes = contact_.planes();
+    } else {
+      gather(kernel.state(), time);
+      v_new_ = v_;
+      x_start_ = x_;
     }
     const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_, planes);
     counters_.newton_iterations += r.newton_iterations;
@@ -123,6 +148,8 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     if (!contact_.planes().empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     return clock_.time(next_step_);
   }
+  gather(kernel.state(), time);
+  current_ = next_step_++;
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
   // One linear solve holds its planes as two-sided springs (plan_multirate_contact), but

@@ -36,6 +36,7 @@
 /// The external force of a step is gravity on the lumped masses, held over the step.
 /// Prescribed (pinned, infinite-mass) vertices are removed from the unknowns; their
 /// velocity (zero, or a script's) enters the right-hand side.
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,16 +58,18 @@ struct SolidCounters {
   std::uint64_t newton_iterations = 0;  ///< backward Euler
   std::uint64_t linear_iterations = 0;  ///< backward Euler with an iterative solver
   std::uint64_t unconverged = 0;        ///< backward Euler steps at the Newton cap (logged)
-  std::uint64_t pushing_pairs = 0;      ///< pair planes that pushed (reactions given)
+  std::uint64_t pushing_pairs = 0;      ///< pair planes that pushed (reactions given, or solved jointly)
   /// Linearised steps (backward Euler max_newton 1, Zhao coarse steps) that gained
   /// energy and were re-solved by the energy safeguard (energy_safeguard.hpp).
   std::uint64_t safeguarded = 0;
   /// Steps whose angular-momentum rotation was cut short because giving the whole of it
   /// back would have created energy (energy_limited_share): their L is not exact.
   std::uint64_t rotation_limited = 0;
+  std::uint64_t joint_steps = 0;  ///< steps taken with other solids (joint_solids.hpp)
 };
 
 class SolidFineSource;
+class JointSolids;
 
 class SolidSource final : public EventSource, public BodyIntegrator {
  public:
@@ -85,6 +88,10 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// solid_safeguard.cpp). Off only in tests that show what it prevents; call before
   /// start().
   void set_energy_safeguard(bool on);
+
+  /// Backward Euler: steps with the solids in contact that step at the same times
+  /// (joint_solids.hpp), registered there too. Call before start().
+  void set_joint(std::shared_ptr<JointSolids> joint);
 
   /// Registers the fine-step source (multi-rate only) and schedules the first coarse
   /// step at t0. Call after every vertex is in the kernel.
@@ -118,7 +125,10 @@ class SolidSource final : public EventSource, public BodyIntegrator {
 
  private:
   friend class SolidFineSource;
+  friend class JointSolids;
   void gather(const VertexState& state, double t);
+  /// Backward Euler: gathers the state at `time` and finds the step's planes.
+  void find_planes(Kernel& kernel, double time);
   /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
   void kick(Kernel& kernel, double t, const Eigen::VectorXd& dv, const std::vector<Index>& local);
   /// The planes of a multi-rate step at `time` (header), given to the solver.
@@ -254,6 +264,13 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   static constexpr int kMaxPlanePasses = 8;
   void record_plane_impulses(const Eigen::VectorXd& x_end, std::span<const TickPlane> planes);
   SolidCounters counters_;
+  std::shared_ptr<JointSolids> joint_;
+  /// The step n that JointSolids took with another solid's (this event only advances).
+  std::uint64_t joint_step_ = std::numeric_limits<std::uint64_t>::max();
+  /// Per local vertex: its share of the net normal load of the joint step before the
+  /// one at joint_share_time_ (N; JointSolids sets the stiffness of the pair planes by it).
+  std::vector<double> joint_share_;
+  double joint_share_time_ = -1.0;
 };
 
 /// The fine events of a multi-rate solid: slot i applies region i's substep increments.

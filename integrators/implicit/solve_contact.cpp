@@ -9,6 +9,7 @@ void SolveContact::find(double time, double h, double speed, const Eigen::Vector
                         const Eigen::VectorXd* v) {
   planes_.clear();
   plane_features_.clear();
+  unbounded_.clear();
   if (time != anchoring_time_) {
     if (anchoring_time_ >= 0.0) std::swap(stuck_, anchoring_);
     anchoring_time_ = time;
@@ -122,6 +123,7 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     // Zhao m = 1 block on the ground, 3.4 J -> 37 J (sweep stack_zhao_m1_be, now never
     // above E0). (While Zhao's pairs kept η(1), the bound made two Zhao m = 1 blocks
     // climb back 1.2e-2 of E0; at 2 η(1) they climb 3e-4 with it.)
+    unbounded_.push_back(plane.stiffness);
     if (series) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
     planes_.push_back(plane);
     plane_features_.push_back(f);
@@ -186,6 +188,7 @@ void SolveContact::add_friction(double time, double h, const Eigen::VectorXd& x,
     anchor_plane.friction = true;
     planes_.push_back(anchor_plane);
     plane_features_.push_back(f);
+    unbounded_.push_back(anchor_plane.stiffness);
   }
 }
 
@@ -212,7 +215,7 @@ int SolveContact::apply_impulses(Kernel& kernel, double time, std::span<const do
   int pushing = 0;
   for (std::size_t i = 0; i < planes_.size(); ++i) {
     const TickContactFeature& f = plane_features_[i];
-    if (!f.pair) continue;
+    if (!f.pair || f.joint) continue;
     const TickPlane& c = planes_[i];
     const double impulse = impulses[i];
     if (impulse == 0.0) continue;

@@ -9,6 +9,7 @@
 /// interpenetration; the planes keep implicit bodies from answering contact one step
 /// late (an explicit impulse against an implicit step longer than the contact's
 /// elastic period creates energy).
+#include <cmath>
 #include <functional>
 #include <span>
 #include <vector>
@@ -61,6 +62,9 @@ struct TickContactFeature {
   Vec3 other_velocity = Vec3::Zero();
   /// The other body is a solid that plans pairs too (SolveContact::add_planes).
   bool other_solid = false;
+  /// The pair was solved in one system with the other body (joint_solids.hpp): each
+  /// side took its impulse in the solve, so no reaction is given (apply_impulses).
+  bool joint = false;
 };
 /// Fills `out` with the body's features at time t (the primary positions); `reach` is
 /// how far a point of the body can move in the tick (obstacle finders add the
@@ -124,6 +128,42 @@ class SolveContact {
   /// Whether plane k is a pair plane whose other side is a solid (backward Euler, Zhao,
   /// Schroeder): the one-sided active set of SolidSource's multirate step covers these.
   bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
+  /// The feature plane k was made from.
+  const TickContactFeature& feature(std::size_t k) const { return plane_features_[k]; }
+  /// Plane k's stiffness before the series bound with the other side's inertia
+  /// (add_planes): a pair solved with both sides as unknowns needs no bound.
+  double unbounded_stiffness(std::size_t k) const { return unbounded_[k]; }
+  /// The clearance of a pair plane whose other side is a solid (add_planes).
+  double solid_pair_clearance() const {
+    return pair_settings_.solid_clearance > 0.0 ? pair_settings_.solid_clearance : pair_settings_.clearance;
+  }
+  /// κ of the pair planes (TickContactSettings::stiffness).
+  double pair_stiffness() const { return pair_settings_.stiffness; }
+  /// Coulomb μ of the pair planes (JointSolids: between solids stepped together).
+  double pair_friction() const { return pair_settings_.friction; }
+  /// The normal load (N) the last step's planes put on the vertices of plane p: Σ |w_i| F_i
+  /// (record_loads).
+  double load(const TickPlane& p) const {
+    double f = 0.0;
+    if (!load_.empty())
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i)
+        if (p.weights[i] != 0.0) f += std::abs(p.weights[i]) * load_[p.vertices[i]];
+    return f;
+  }
+  /// Marks pair plane k as solved jointly with the other body (TickContactFeature::joint).
+  void mark_joint(std::size_t k) { plane_features_[k].joint = true; }
+  /// Appends the body's side of a pair plane another body planned and solved jointly
+  /// with it (its vertices local to this body, signed weights): its impulse then counts
+  /// in this body's loads and torques.
+  void add_joint_side(const TickPlane& side) {
+    TickContactFeature f;
+    f.pair = f.joint = f.other_solid = true;
+    f.vertices = side.vertices;
+    f.weights = side.weights;
+    planes_.push_back(side);
+    plane_features_.push_back(f);
+    unbounded_.push_back(side.stiffness);
+  }
   /// Whether plane k is an obstacle's (not a pair's, not a friction anchor).
   bool obstacle(std::size_t k) const { return !plane_features_[k].pair && !planes_[k].friction; }
   /// Whether plane k is a pair plane whose other side is a solid or a phantom body
@@ -155,9 +195,11 @@ class SolveContact {
     for (std::size_t i = 0; i < planes_.size(); ++i)
       if (planes_[i].friction ? kept : (kept = keep(planes_[i]))) {
         planes_[out] = planes_[i];
+        unbounded_[out] = unbounded_[i];
         plane_features_[out++] = plane_features_[i];
       }
     planes_.resize(out);
+    unbounded_.resize(out);
     plane_features_.resize(out);
   }
   /// Removes the planes k with `dropped[k]` (one flag per plane), and with a dropped
@@ -203,6 +245,7 @@ class SolveContact {
   std::vector<TickContactFeature> features_;
   std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
   std::vector<TickPlane> planes_;
+  std::vector<double> unbounded_;  ///< per plane: unbounded_stiffness
   mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
   std::vector<double> load_;              ///< per local vertex, N (record_loads)
   std::vector<double> material_k_;        ///< per local vertex, N/m (set_material_stiffness)

@@ -9,6 +9,7 @@
 #include "contact/intersections/intersection_check.hpp"
 #include "contact/obstacles/mesh_collider.hpp"
 #include "contact/obstacles/obstacle_proximity.hpp"
+#include "integrators/implicit/joint_solids.hpp"
 #include "integrators/schroeder/schroeder_source.hpp"
 #include "io/frames/resume.hpp"
 #include "io/world/tick_pairs.hpp"
@@ -129,9 +130,19 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
       t.settings.clearance = params.eta1;
       if (t.solid) t.settings.solid_clearance = 2.0 * params.eta1;
     }
+    // Friction between solids stepped together (JointSolids; the planes out of the
+    // layers hold no friction otherwise).
+    if (t.solid) t.settings.friction = params.friction;
     t.set_pairs(TickPairFinder(w.scene.kernel->state(), *w.scene.contact, owners, t.body,
                                t.solid ? t.step() : 0.0));
   }
+  // Backward-Euler solids in contact that step at the same times step together
+  // (integrators/implicit/joint_solids.hpp): planned by one of them and taken by the
+  // other as an impulse, the pair planes of a block resting on another added energy at
+  // every step under the load (two 10 ms blocks stacked on the ground +92 %).
+  auto joint = std::make_shared<JointSolids>();
+  for (TickContact& t : w.tick_pairs)
+    if (t.solid && !t.solid->multirate()) t.solid->set_joint(joint);
 }
 
 /// Every static obstacle as a §6 collider of the Schroeder solids that name none of
