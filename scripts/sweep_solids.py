@@ -225,6 +225,20 @@ def stack_scene(a, b):
     return scene, meta
 
 
+def stack3_scene(a, b, c):
+    """Three blocks: `c` dropped 20 cm onto `b` dropped onto `a` resting on the ground (the
+    stack above, one more block, overhanging the other way): a group of three solids in
+    contact at once."""
+    scene, meta = stack_scene(a, b)
+    top = pair_body(c, "top", False)
+    del top["velocity"]
+    top["shape"]["origin"] = [-0.09, -0.05, 0.4]
+    scene["bodies"].append(top)
+    scene["name"] = f"stack3_{a}_{b}_{c}"
+    scene["end_time"] = meta["until"] = 1.6
+    return scene, meta
+
+
 DROP_KINDS = ["be_h5", "be_h10", "be_h5_mn1", "be_h10_mn1", "zhao_m1", "zhao_m4", "zhao_m10", "zhao_m4top",
               "schroeder", "semi_implicit", "fully_implicit", "schroeder_plane"]
 SPIN = {"linear": [0.2, 0.1, 0.0], "angular": [1.5, -2.0, 3.0]}
@@ -283,6 +297,7 @@ def all_scenes():
     # contact under a sustained load, where the free pairs above meet once.
     for a, b in STACK_KINDS:
         out.append((f"stack_{a}_{b}", *stack_scene(a, b)))
+    out.append(("stack3_be10_be_be10", *stack3_scene("be10", "be", "be10")))
     return out
 
 

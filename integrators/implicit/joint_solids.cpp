@@ -36,10 +36,18 @@ SolidSource* JointSolids::owner_of(Index g) const {
 }
 
 bool JointSolids::joinable(const SolidSource& first, const SolidSource& other, double time) const {
-  return other.euler_ && other.h_ == first.h_ && other.model_->kind() == first.model_->kind() &&
-         other.energy_safeguard_ == first.energy_safeguard_ && other.contact_.any() &&
-         same_settings(other.euler_->settings(), first.euler_->settings()) &&
-         other.joint_step_ != other.next_step_ && other.clock_.time(other.next_step_) == time;
+  if (!other.euler_ || other.model_->kind() != first.model_->kind() ||
+      other.energy_safeguard_ != first.energy_safeguard_ || !other.contact_.any() ||
+      !same_settings(other.euler_->settings(), first.euler_->settings()))
+    return false;
+  // The steps on one grid: the longer h a whole multiple of the shorter, and the other's
+  // next own step (not taken yet at `time`) a whole number of the shorter steps ahead.
+  const double shorter = std::min(first.h_, other.h_), longer = std::max(first.h_, other.h_);
+  const auto whole = [](double r) { return std::abs(r - std::round(r)) <= 1e-9 * std::max(1.0, r); };
+  if (!whole(longer / shorter)) return false;
+  const double next = other.clock_.time(other.next_step_);
+  const double ahead = (next - time) / shorter;
+  return other.joint_step_ != other.next_step_ && ahead > -1e-9 && whole(ahead);
 }
 
 JointSolids::Group& JointSolids::group() {
@@ -55,21 +63,28 @@ JointSolids::Group& JointSolids::group() {
 
 bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
   // The group: the solids first's pair planes reach, then theirs (their planes found now).
+  // The group: the solids first's near pairs reach — those it plans and those the other
+  // plans (a pair is planned by the longer step, so the shorter one's planes do not show
+  // it) — then theirs, with their planes found now.
   members_.assign(1, &first);
+  const auto consider = [&](Index vertex) {
+    SolidSource* o = owner_of(vertex);
+    if (o && std::find(members_.begin(), members_.end(), o) == members_.end() && joinable(first, *o, time))
+      members_.push_back(o);
+  };
   for (std::size_t i = 0; i < members_.size(); ++i) {
     SolidSource& m = *members_[i];
     if (i > 0) m.find_planes(kernel, time);
     const SolveContact& c = m.contact_;
+    for (Index v : c.planned_by_others()) consider(v);
     for (std::size_t k = 0; k < c.planes().size(); ++k) {
       const TickContactFeature& f = c.feature(k);
       if (!f.pair || !f.other_solid || c.planes()[k].friction) continue;
-      for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
-        if (f.other_weights[j] == 0.0) continue;
-        SolidSource* o = owner_of(f.others[j]);
-        if (o && std::find(members_.begin(), members_.end(), o) == members_.end() && joinable(first, *o, time))
-          members_.push_back(o);
-        break;  // a pair's other side is one element of one body
-      }
+      for (int j = 0; j < TickPlane::kMaxVertices; ++j)
+        if (f.other_weights[j] != 0.0) {
+          consider(f.others[j]);
+          break;  // a pair's other side is one element of one body
+        }
     }
   }
   if (members_.size() == 1) return false;
@@ -77,7 +92,13 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
     return a->vertices_.front() < b->vertices_.front();
   });
   Group& g = group();
-  const double h = first.h_;
+  // The group steps at its shortest h: a solid at a longer one takes, while in contact,
+  // a step at each of the shorter steps' times (their grid, joinable()); its own events
+  // on that grid start joint steps too.
+  double h = first.h_;
+  for (const SolidSource* m : members_) h = std::min(h, m->h_);
+  for (SolidSource* m : members_)
+    if (m->h_ != h) m->find_planes(kernel, time, h);
   const auto member_of = [&](Index global) -> long {
     for (std::size_t i = 0; i < members_.size(); ++i) {
       const SolidSource& m = *members_[i];
@@ -113,7 +134,7 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
   const auto share_of = [&](Index v) {
     const std::size_t i = static_cast<std::size_t>(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin() - 1);
     const SolidSource& m = *members_[i];
-    if (m.joint_share_.empty() || m.joint_share_time_ != time) return 0.0;
+    if (m.joint_share_.empty() || std::abs(m.joint_share_time_ - time) > 1e-9 * (1.0 + time)) return 0.0;
     return m.joint_share_[v - base_[i]];
   };
   // Every member's planes on the union; a pair plane between two members on both sides.
@@ -261,7 +282,7 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
       const std::size_t v = base_[i] + a;
       m.joint_share_[a] = count_[v] > 0 ? net_[v].norm() / count_[v] : 0.0;
     }
-    m.joint_share_time_ = m.clock_.time(&m == &first ? m.next_step_ : m.next_step_ + 1);
+    m.joint_share_time_ = time + h;
   }
   for (std::size_t i = 0; i < members_.size(); ++i) {
     SolidSource& m = *members_[i];
@@ -270,10 +291,18 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
     m.v_new_ = v_.segment(o, m.v_.size()) - m.v_;
     m.impulses_ = impulses_[i];
     m.contact_.record_loads(h, m.impulses_, m.vertices_.size());
+    // The rotation's external impulses are over this step's h, not the body's own.
+    const double own = m.h_;
+    m.h_ = h;
     m.keep_angular_momentum(m.x_start_, m.v_new_, m.euler_->settings().rayleigh_alpha);
+    m.h_ = own;
     m.kick(kernel, time, m.v_new_, m.free_);
     m.counters_.pushing_pairs += m.contact_.apply_impulses(kernel, time, m.impulses_);
-    if (&m != &first) m.joint_step_ = m.next_step_;
+    if (&m == &first) continue;
+    // Its own event at this time only advances its clock; at a later time (a longer
+    // step, taken here at the shorter one's time) it comes as usual.
+    if (std::abs(m.clock_.time(m.next_step_) - time) <= 1e-9 * (1.0 + time)) m.joint_step_ = m.next_step_;
+    else ++m.counters_.joint_steps;
   }
   return true;
 }

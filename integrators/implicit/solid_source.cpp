@@ -96,13 +96,13 @@ void SolidSource::set_joint(std::shared_ptr<JointSolids> joint) {
   if (joint_) joint_->add(*this);
 }
 
-void SolidSource::find_planes(Kernel& kernel, double time) {
+void SolidSource::find_planes(Kernel& kernel, double time, double h) {
   gather(kernel.state(), time);
   v_new_ = v_;
   x_start_ = x_;
   double speed = 0.0;
   for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
-  contact_.find(time, h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
+  contact_.find(time, h > 0.0 ? h : h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
 }
 
 double SolidSource::process(EventSlot, double time, Kernel& kernel) {

@@ -127,8 +127,9 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   friend class SolidFineSource;
   friend class JointSolids;
   void gather(const VertexState& state, double t);
-  /// Backward Euler: gathers the state at `time` and finds the step's planes.
-  void find_planes(Kernel& kernel, double time);
+  /// Backward Euler: gathers the state at `time` and finds the planes of a step of h
+  /// (0: the body's own).
+  void find_planes(Kernel& kernel, double time, double h = 0.0);
   /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
   void kick(Kernel& kernel, double t, const Eigen::VectorXd& dv, const std::vector<Index>& local);
   /// The planes of a multi-rate step at `time` (header), given to the solver.

@@ -10,6 +10,7 @@ void SolveContact::find(double time, double h, double speed, const Eigen::Vector
   planes_.clear();
   plane_features_.clear();
   unbounded_.clear();
+  planned_by_others_.clear();
   if (time != anchoring_time_) {
     if (anchoring_time_ >= 0.0) std::swap(stuck_, anchoring_);
     anchoring_time_ = time;
@@ -30,6 +31,14 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
                               const std::vector<double>& mass, const TickContactSettings& settings,
                               const Eigen::VectorXd* v) {
   for (const TickContactFeature& f : features_) {
+    if (f.planned_by_other) {
+      for (int j = 0; j < TickPlane::kMaxVertices; ++j)
+        if (f.other_weights[j] != 0.0) {
+          planned_by_others_.push_back(f.others[j]);
+          break;
+        }
+      continue;
+    }
     if (f.pair && !self_pairs_ && (f.other_weights.array() == 0.0).all()) continue;
     Vec3 y = -f.point;
     double inverse_mass = 0.0;

@@ -65,6 +65,9 @@ struct TickContactFeature {
   /// The pair was solved in one system with the other body (joint_solids.hpp): each
   /// side took its impulse in the solve, so no reaction is given (apply_impulses).
   bool joint = false;
+  /// A pair the other body plans (TickPairFinder): no plane here; SolveContact keeps a
+  /// vertex of the other body (planned_by_others), for JointSolids.
+  bool planned_by_other = false;
 };
 /// Fills `out` with the body's features at time t (the primary positions); `reach` is
 /// how far a point of the body can move in the tick (obstacle finders add the
@@ -164,6 +167,9 @@ class SolveContact {
     plane_features_.push_back(f);
     unbounded_.push_back(side.stiffness);
   }
+  /// One vertex (global) of the other body of each near pair that the other body plans,
+  /// at the last find().
+  const std::vector<Index>& planned_by_others() const { return planned_by_others_; }
   /// Whether plane k is an obstacle's (not a pair's, not a friction anchor).
   bool obstacle(std::size_t k) const { return !plane_features_[k].pair && !planes_[k].friction; }
   /// Whether plane k is a pair plane whose other side is a solid or a phantom body
@@ -246,6 +252,7 @@ class SolveContact {
   std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
   std::vector<TickPlane> planes_;
   std::vector<double> unbounded_;  ///< per plane: unbounded_stiffness
+  std::vector<Index> planned_by_others_;
   mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
   std::vector<double> load_;              ///< per local vertex, N (record_loads)
   std::vector<double> material_k_;        ///< per local vertex, N/m (set_material_stiffness)

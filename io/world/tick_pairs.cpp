@@ -64,7 +64,8 @@ void TickPairFinder::operator()(double time, double reach, std::vector<TickConta
       other_velocity -= c.w[i] * s.velocity(v);
       other_inverse += inverse;
     }
-    if (left_to_other) continue;
+    // Planned by the other body: reported, not planned (SolveContact::planned_by_others).
+    f.planned_by_other = left_to_other;
     f.other_inverse_mass = other_inverse;
     f.other_velocity = other_velocity;
     if (other_inverse + own_inverse > 0.0)
