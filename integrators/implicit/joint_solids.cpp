@@ -10,16 +10,32 @@
 namespace clockwork {
 
 namespace {
+// (The energy safeguard acts on linearised steps only.)
 bool same_settings(const BackwardEulerSettings& a, const BackwardEulerSettings& b) {
   return a.linear == b.linear && a.fix == b.fix && a.max_newton == b.max_newton && a.tolerance == b.tolerance &&
          a.cg_tolerance == b.cg_tolerance && a.cg_max_iterations == b.cg_max_iterations &&
          a.rayleigh_alpha == b.rayleigh_alpha && a.rayleigh_beta == b.rayleigh_beta && a.damping == b.damping &&
-         a.energy_safeguard == b.energy_safeguard;
+         (a.max_newton > 1 || a.energy_safeguard == b.energy_safeguard);
 }
 }  // namespace
 
+// SolidSource's side of the joint steps.
+void SolidSource::set_joint(std::shared_ptr<JointSolids> joint) {
+  joint_ = std::move(joint);
+  if (joint_) joint_->add(*this);
+}
+
+void SolidSource::find_planes(Kernel& kernel, double time, double h) {
+  gather(kernel.state(), time);
+  v_new_ = v_;
+  x_start_ = x_;
+  double speed = 0.0;
+  for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
+  contact_.find(time, h > 0.0 ? h : h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
+}
+
 void JointSolids::add(SolidSource& solid) {
-  if (!solid.euler_ || solid.vertices_.empty()) return;
+  if (solid.vertices_.empty()) return;
   solids_.insert(std::upper_bound(solids_.begin(), solids_.end(), &solid,
                                   [](const SolidSource* a, const SolidSource* b) {
                                     return a->vertices_.front() < b->vertices_.front();
@@ -36,9 +52,8 @@ SolidSource* JointSolids::owner_of(Index g) const {
 }
 
 bool JointSolids::joinable(const SolidSource& first, const SolidSource& other, double time) const {
-  if (!other.euler_ || other.model_->kind() != first.model_->kind() ||
-      other.energy_safeguard_ != first.energy_safeguard_ || !other.contact_.any() ||
-      !same_settings(other.euler_->settings(), first.euler_->settings()))
+  if (other.model_->kind() != first.model_->kind() || other.energy_safeguard_ != first.energy_safeguard_ ||
+      !other.contact_.any() || !same_settings(other.joint_settings(), first.joint_settings()))
     return false;
   // The steps on one grid: the longer h a whole multiple of the shorter, and the other's
   // next own step (not taken yet at `time`) a whole number of the shorter steps ahead.
@@ -47,7 +62,14 @@ bool JointSolids::joinable(const SolidSource& first, const SolidSource& other, d
   if (!whole(longer / shorter)) return false;
   const double next = other.clock_.time(other.next_step_);
   const double ahead = (next - time) / shorter;
-  return other.joint_step_ != other.next_step_ && ahead > -1e-9 && whole(ahead);
+  if (other.joint_step_ == other.next_step_ || !(ahead > -1e-9) || !whole(ahead)) return false;
+  // A Zhao solid within a large step it planned keeps its plan (its fine events would
+  // apply the plan's increments after the joint step).
+  if (other.multirate_ && ahead > 0.5)
+    for (std::size_t i = 0; i < other.multirate_->regions().size(); ++i)
+      if (other.multirate_->regions()[i].m > 1 && other.fine_->next_[i] < other.multirate_->regions()[i].m)
+        return false;
+  return true;
 }
 
 JointSolids::Group& JointSolids::group() {
@@ -57,7 +79,7 @@ JointSolids::Group& JointSolids::group() {
   for (const SolidSource* m : members_) parts.push_back(m->model_.get());
   Group g;
   g.model = std::make_unique<TetFemModel>(TetFemModel::joined(parts));
-  g.euler = std::make_unique<BackwardEuler>(*g.model, members_.front()->euler_->settings());
+  g.euler = std::make_unique<BackwardEuler>(*g.model, members_.front()->joint_settings());
   return groups_.emplace(members_, std::move(g)).first->second;
 }
 
@@ -219,7 +241,7 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
   first.counters_.newton_iterations += r.newton_iterations;
   first.counters_.linear_iterations += r.linear_iterations;
   if (r.safeguarded) ++first.counters_.safeguarded;
-  if (!r.converged && (first.euler_->settings().max_newton > 1 || r.safeguarded)) {
+  if (!r.converged && (first.joint_settings().max_newton > 1 || r.safeguarded)) {
     ++first.counters_.unconverged;
     spdlog::warn("{}: backward Euler step (with the solids it touches) at t = {} s not converged after {} "
                  "Newton iterations (|grad| {:.3g}); the last iterate is used",
@@ -294,7 +316,7 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
     // The rotation's external impulses are over this step's h, not the body's own.
     const double own = m.h_;
     m.h_ = h;
-    m.keep_angular_momentum(m.x_start_, m.v_new_, m.euler_->settings().rayleigh_alpha);
+    m.keep_angular_momentum(m.x_start_, m.v_new_, m.joint_settings().rayleigh_alpha);
     m.h_ = own;
     m.kick(kernel, time, m.v_new_, m.free_);
     m.counters_.pushing_pairs += m.contact_.apply_impulses(kernel, time, m.impulses_);

@@ -11,26 +11,28 @@
 /// body's elastic answer differ at every step, and the difference adds energy: two
 /// 10 ms blocks +92 % of the initial total, 5 ms under 10 ms +65 % (sweep `stack_*`).
 ///
-/// Here the solids whose steps fall at the same time, with the same h and settings,
-/// and which share pair planes, are one backward-Euler step over all their unknowns
-/// (Zhao et al. eq. 1–3 on the union of the meshes, TetFemModel::joined): a pair plane
-/// is a penalty on both sides' landing positions,
+/// Here backward-Euler and Zhao solids that share near pairs — those either plans —
+/// step as one backward-Euler step over all their unknowns (Zhao et al. eq. 1–3 on the
+/// union of the meshes, TetFemModel::joined; a Zhao body's share at the energy
+/// safeguard's Newton settings, single-rate, as Zhao et al. handle collisions at h_L).
+/// A pair plane is a penalty on both sides' landing positions,
 ///   P = (k/2) max(0, c − n·(Σ_i w_i x_i))²   (i over both sides, Σ w = 0),
 /// held at the clearance c as an obstacle plane is (a pair plane planned alone stops an
 /// approach at min(gap, c): under a load the gap then shrinks by the plane's give every
-/// step, into the layers). The step is a minimisation, so the contact does no net work
-/// over it; the plane's forces on the two sides are equal and opposite, so the union's
-/// linear momentum changes by the external impulses alone (BackwardEuler's rigid shift
-/// makes that exact), and their torques cancel (n is along the pair's separation
-/// Σ w_i x_i at the step's start). Each solid then applies its own share of the result
-/// as its step would (its angular-momentum rotation, its kick, the reactions of its
-/// pairs with bodies outside the group); the others' step events at that time only
-/// advance their clocks.
+/// step, into the layers), with Coulomb friction anchors between the two sides. The
+/// step is a minimisation, so it ends with no more kinetic, elastic and plane energy
+/// than it started with; the plane's forces on the two sides are equal and opposite, so
+/// the union's linear momentum changes by the external impulses alone (BackwardEuler's
+/// rigid shift makes that exact), and their torques cancel (n is along the pair's
+/// separation Σ w_i x_i at the step's start). Each solid then applies its own share of
+/// the result as its step would (its angular-momentum rotation, its kick, the
+/// reactions of its pairs with bodies outside the group).
 ///
-/// Scope: backward Euler only (Zhao's linear step holds its planes two-sided), equal
-/// h and settings, steps at the same times (the same t0). A pair between solids of
-/// different steps, or planned by a body that steps after the other at a common time,
-/// stays staggered.
+/// The group steps at its shortest h: a solid at a longer step (a whole multiple, on
+/// the same grid) is stepped at the shorter one's times while in contact (a Zhao solid
+/// only outside a large step it planned); a solid whose own event falls at the group's
+/// time only advances its clock there. Not joined: Schroeder and cloth bodies, other
+/// settings, steps that are not whole multiples of each other.
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -120,18 +120,24 @@ double SolidSource::rotation_share(const Eigen::VectorXd& x_n) {
   return r.share;
 }
 
+BackwardEulerSettings SolidSource::newton_settings() const {
+  // Newton's step in the dissipative form whatever the linearised step's: projected
+  // element Hessians and β K̂(x_n) held over the step (backward_euler.hpp).
+  BackwardEulerSettings s;
+  s.rayleigh_alpha = euler_ ? euler_->settings().rayleigh_alpha : multirate_->settings().rayleigh_alpha;
+  s.rayleigh_beta = euler_ ? euler_->settings().rayleigh_beta : multirate_->settings().rayleigh_beta;
+  s.fix = DefinitenessFix::LocalClamp;
+  s.damping = RayleighDamping::ProjectedAtStart;
+  s.energy_safeguard = false;
+  return s;
+}
+
+BackwardEulerSettings SolidSource::joint_settings() const {
+  return euler_ ? euler_->settings() : newton_settings();
+}
+
 bool SolidSource::resolve_with_newton(double time, const Eigen::VectorXd& x_n) {
-  if (!safeguard_) {
-    // Newton's step in the dissipative form whatever the linearised step's: projected
-    // element Hessians and β K̂(x_n) held over the step (backward_euler.hpp).
-    BackwardEulerSettings s;
-    s.rayleigh_alpha = euler_ ? euler_->settings().rayleigh_alpha : multirate_->settings().rayleigh_alpha;
-    s.rayleigh_beta = euler_ ? euler_->settings().rayleigh_beta : multirate_->settings().rayleigh_beta;
-    s.fix = DefinitenessFix::LocalClamp;
-    s.damping = RayleighDamping::ProjectedAtStart;
-    s.energy_safeguard = false;
-    safeguard_ = std::make_unique<BackwardEuler>(*model_, s);
-  }
+  if (!safeguard_) safeguard_ = std::make_unique<BackwardEuler>(*model_, newton_settings());
   // Backward Euler's planes (one-sided, friction anchors unscaled), found anew as its
   // own step finds them (SolidSource::process).
   std::vector<TickPlane> solved = contact_.planes();  // the step's, should this fail

@@ -91,20 +91,6 @@ void SolidSource::kick(Kernel& kernel, double t, const Eigen::VectorXd& dv,
   }
 }
 
-void SolidSource::set_joint(std::shared_ptr<JointSolids> joint) {
-  joint_ = std::move(joint);
-  if (joint_) joint_->add(*this);
-}
-
-void SolidSource::find_planes(Kernel& kernel, double time, double h) {
-  gather(kernel.state(), time);
-  v_new_ = v_;
-  x_start_ = x_;
-  double speed = 0.0;
-  for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
-  contact_.find(time, h > 0.0 ? h : h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
-}
-
 double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   if (joint_step_ == next_step_) {  // taken with another solid's step (JointSolids)
     ++counters_.coarse_steps;
@@ -148,8 +134,17 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     if (!contact_.planes().empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     return clock_.time(next_step_);
   }
-  gather(kernel.state(), time);
   current_ = next_step_++;
+  if (joint_ && contact_.any()) {
+    // In contact with solids it can step with, a Zhao body takes that step as backward
+    // Euler (JointSolids; joint_settings()).
+    find_planes(kernel, time);
+    if (joint_->step(*this, time, kernel)) {
+      ++counters_.joint_steps;
+      return clock_.time(next_step_);
+    }
+  }
+  gather(kernel.state(), time);
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
   // One linear solve holds its planes as two-sided springs (plan_multirate_contact), but

@@ -127,7 +127,14 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   friend class SolidFineSource;
   friend class JointSolids;
   void gather(const VertexState& state, double t);
-  /// Backward Euler: gathers the state at `time` and finds the planes of a step of h
+  /// The energy safeguard's Newton step (resolve_with_newton): projected tangent and
+  /// damping, the body's α and β.
+  BackwardEulerSettings newton_settings() const;
+  /// The backward-Euler settings of this body's share of a joint step (JointSolids): its
+  /// own, or for a Zhao body the safeguard's Newton step — Zhao's "collision can only be
+  /// checked and handled at this rate" (h_L), as region_meets_solid() does.
+  BackwardEulerSettings joint_settings() const;
+  /// Gathers the state at `time` and finds the planes of a backward-Euler step of h
   /// (0: the body's own).
   void find_planes(Kernel& kernel, double time, double h = 0.0);
   /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
@@ -295,6 +302,7 @@ class SolidFineSource final : public EventSource {
   /// minus the plan's at fine event r, before its kick.
   void plan_difference(EventSlot region, int r);
   friend class SolidSource;
+  friend class JointSolids;
   SolidSource& coarse_;
   std::vector<int> next_;          ///< per region: index r of the next substep
   Eigen::VectorXd dv_;
