@@ -84,7 +84,6 @@ JointSolids::Group& JointSolids::group() {
 }
 
 bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
-  // The group: the solids first's pair planes reach, then theirs (their planes found now).
   // The group: the solids first's near pairs reach — those it plans and those the other
   // plans (a pair is planned by the longer step, so the shorter one's planes do not show
   // it) — then theirs, with their planes found now.
