@@ -169,18 +169,19 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
   // Planes between vertices no tet couples (bodies stepped together, joint_solids.hpp)
   // widen the pattern, which then keeps those blocks: Newton without them converges
   // like a Jacobi iteration over the stiff plane.
-  const std::size_t had_extra = w.extra.size();
-  if (w.have_pattern && w.fixed == fixed)
-    for (const TickPlane& p : planes) add_missing_blocks(p, w.H, w.reduced_of, w.extra);
-  if (!w.have_pattern || w.fixed != fixed || w.extra.size() != had_extra) {
+  bool rebuilt = false;
+  if (!w.have_pattern || w.fixed != fixed) {
+    // The reduced indices change: the planes' blocks are looked for anew.
     if (w.K.nonZeros() == 0) model_.hessian(x_io, w.K, clamp);
-    if (!w.have_pattern || w.fixed != fixed) {
-      // The reduced indices change: the planes' blocks are looked for anew.
-      w.extra.clear();
-      build_reduced_pattern(w.K, fixed, n, w.extra, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
-      for (const TickPlane& p : planes) add_missing_blocks(p, w.H, w.reduced_of, w.extra);
-    }
+    w.extra.clear();
     build_reduced_pattern(w.K, fixed, n, w.extra, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
+    rebuilt = true;
+  }
+  const std::size_t had_extra = w.extra.size();
+  for (const TickPlane& p : planes) add_missing_blocks(p, w.H, w.reduced_of, w.extra);
+  if (w.extra.size() != had_extra)
+    build_reduced_pattern(w.K, fixed, n, w.extra, w.reduced_of, w.full_of, w.value_map, w.diagonal, w.H);
+  if (rebuilt || w.extra.size() != had_extra) {
     w.solver.reset_pattern();
     w.fixed = fixed;
     w.have_pattern = true;

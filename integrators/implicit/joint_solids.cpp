@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "integrators/implicit/solid_source.hpp"
@@ -29,6 +30,7 @@ void SolidSource::find_planes(Kernel& kernel, double time, double h) {
   gather(kernel.state(), time);
   v_new_ = v_;
   x_start_ = x_;
+  if (!contact_.any()) return;
   double speed = 0.0;
   for (Index a : free_) speed = std::max(speed, v_.segment<3>(3 * a).norm());
   contact_.find(time, h > 0.0 ? h : h_, speed, x_, fixed_, model_->lumped_mass(), &v_);
@@ -48,7 +50,7 @@ SolidSource* JointSolids::owner_of(Index g) const {
                              [](Index v, const SolidSource* s) { return v < s->vertices_.front(); });
   if (it == solids_.begin()) return nullptr;
   SolidSource* s = *std::prev(it);
-  return g - s->vertices_.front() < static_cast<Index>(s->vertices_.size()) ? s : nullptr;
+  return s->owns(g) ? s : nullptr;
 }
 
 bool JointSolids::joinable(const SolidSource& first, const SolidSource& other, double time) const {
@@ -120,12 +122,10 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
   for (const SolidSource* m : members_) h = std::min(h, m->h_);
   for (SolidSource* m : members_)
     if (m->h_ != h) m->find_planes(kernel, time, h);
+  // The member owning global vertex g, or −1.
   const auto member_of = [&](Index global) -> long {
-    for (std::size_t i = 0; i < members_.size(); ++i) {
-      const SolidSource& m = *members_[i];
-      if (global >= m.vertices_.front() && global - m.vertices_.front() < static_cast<Index>(m.vertices_.size()))
-        return static_cast<long>(i);
-    }
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      if (members_[i]->owns(global)) return static_cast<long>(i);
     return -1;
   };
 
@@ -149,11 +149,15 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
     for (std::size_t a = 0; a < m.fixed_.size(); ++a) fixed_[base_[i] + a] = m.fixed_[a];
   }
   const std::vector<double>& mass = g.model->lumped_mass();
+  // The member owning vertex v of the union.
+  const auto union_owner = [&](Index v) {
+    return static_cast<std::size_t>(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin() - 1);
+  };
 
   // A vertex's share of the net normal load of the last joint step (N), if that step
   // was the one before this.
   const auto share_of = [&](Index v) {
-    const std::size_t i = static_cast<std::size_t>(std::upper_bound(base_.begin(), base_.end(), v) - base_.begin() - 1);
+    const std::size_t i = union_owner(v);
     const SolidSource& m = *members_[i];
     if (m.joint_share_.empty() || std::abs(m.joint_share_time_ - time) > 1e-9 * (1.0 + time)) return 0.0;
     return m.joint_share_[v - base_[i]];
@@ -185,11 +189,12 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
           u += p.weights[j] * v_.segment<3>(3 * static_cast<Eigen::Index>(p.vertices[j]));
           if (!fixed_[p.vertices[j]]) inverse_mass += p.weights[j] * p.weights[j] / mass[p.vertices[j]];
         }
-        // At the clearance, as an obstacle plane (header); as stiff as before the series
-        // bound (both sides are unknowns now), and for an approach at u its give u h / κ
-        // within a quarter of the clearance, as an obstacle plane's (SolveContact::find).
+        // At the clearance, as an obstacle plane (header); κ over both sides' inertia (no
+        // series bound: both sides are unknowns now), within a quarter of the clearance
+        // under its load, and for an approach at u its give u h / κ within a quarter of
+        // the clearance, as an obstacle plane's (SolveContact::find).
         // Its load: the share of the last joint step's net normal load on its vertices
-        // (shares_, both sides, halved). SolveContact's load, Σ Λ |w| over every plane of a
+        // (joint_share_, both sides, halved). SolveContact's load, Σ Λ |w| over every plane of a
         // vertex, counts the planes of two faces pressed together that push sideways
         // against each other (edge pairs whose closest points are their ends): raised by
         // it, their stiffness grew with the load it raised, and the planes' stored energy
@@ -228,7 +233,7 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
         }
       }
       planes_.push_back(p);
-      origin_.emplace_back(i, static_cast<long>(k) * 2 + (other >= 0 ? 1 : 0));
+      origin_.push_back({i, k, other >= 0});
     }
   }
   const std::size_t normal_planes = planes_.size();
@@ -247,53 +252,49 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
                  first.body_, time, r.newton_iterations, r.gradient_norm);
   }
 
-  // Each plane's impulse h k s at the landing; each member's share of every plane.
+  // Each plane's impulse h k s at the landing, in each member's list: its own planes
+  // (the planner's side of a pair plane among them), and appended, the other sides (every
+  // side of a friction anchor) in their own vertices, which count in those bodies' loads
+  // and torques. The net normal load of the pair planes that push, per vertex.
   impulses_.resize(members_.size());
   for (std::size_t i = 0; i < members_.size(); ++i)
     impulses_[i].assign(members_[i]->contact_.planes().size(), 0.0);
-  for (std::size_t q = 0; q < planes_.size(); ++q) {
-    const double impulse = h * planes_[q].stiffness * planes_[q].violation(x_);
-    // A member's own plane, unchanged, or the planner's side of a pair plane: in its list.
-    std::size_t planner = members_.size();
-    if (q < normal_planes) {
-      const auto [i, code] = origin_[q];
-      impulses_[i][static_cast<std::size_t>(code / 2)] = impulse;
-      if (!(code & 1)) continue;
-      planner = i;
-    }
-    // The other sides (every side of a friction anchor), in their own vertices, appended
-    // to their lists: their impulses count in those bodies' loads and torques.
-    for (std::size_t owner = 0; owner < members_.size(); ++owner) {
-      if (owner == planner) continue;
-      TickPlane side = planes_[q];
-      side.weights.setZero();
-      bool any = false;
-      for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
-        const Index v = planes_[q].vertices[j];
-        if (planes_[q].weights[j] == 0.0 || v < base_[owner] ||
-            v - base_[owner] >= static_cast<Index>(members_[owner]->vertices_.size()))
-          continue;
-        side.vertices[j] = v - base_[owner];
-        side.weights[j] = planes_[q].weights[j];
-        any = true;
-      }
-      if (!any) continue;
-      members_[owner]->contact_.add_joint_side(side);
-      impulses_[owner].push_back(impulse);
-    }
-  }
-  // Each vertex's net normal load over the joint planes that push, shared among them.
   net_.assign(static_cast<std::size_t>(n), Vec3::Zero());
   count_.assign(static_cast<std::size_t>(n), 0);
-  for (std::size_t q = 0; q < normal_planes; ++q) {
-    if (!(origin_[q].second & 1)) continue;
-    const double impulse = h * planes_[q].stiffness * planes_[q].violation(x_);
-    if (!(impulse > 0.0)) continue;
-    ++members_[origin_[q].first]->counters_.pushing_pairs;  // (its reaction is in the solve)
-    for (int j = 0; j < TickPlane::kMaxVertices; ++j)
-      if (planes_[q].weights[j] != 0.0) {
-        net_[planes_[q].vertices[j]] += (impulse * planes_[q].weights[j] / h) * planes_[q].normal;
-        ++count_[planes_[q].vertices[j]];
+  for (std::size_t q = 0; q < planes_.size(); ++q) {
+    const TickPlane& p = planes_[q];
+    const double impulse = h * p.stiffness * p.violation(x_);
+    std::size_t planner = members_.size();
+    if (q < normal_planes) {
+      const PlaneOrigin& o = origin_[q];
+      impulses_[o.member][o.plane] = impulse;
+      if (!o.pair) continue;
+      planner = o.member;
+      if (impulse > 0.0) {
+        ++members_[planner]->counters_.pushing_pairs;  // (its reaction is in the solve)
+        for (int j = 0; j < TickPlane::kMaxVertices; ++j)
+          if (p.weights[j] != 0.0) {
+            net_[p.vertices[j]] += (impulse * p.weights[j] / h) * p.normal;
+            ++count_[p.vertices[j]];
+          }
+      }
+    }
+    std::array<TickPlane, 2> sides{p, p};  // a pair's element sides lie in two bodies
+    std::array<std::size_t, 2> owners{members_.size(), members_.size()};
+    for (TickPlane& side : sides) side.weights.setZero();
+    for (int j = 0; j < TickPlane::kMaxVertices; ++j) {
+      if (p.weights[j] == 0.0) continue;
+      const std::size_t owner = union_owner(p.vertices[j]);
+      if (owner == planner) continue;
+      const int slot = owners[0] == members_.size() || owners[0] == owner ? 0 : 1;
+      owners[slot] = owner;
+      sides[slot].vertices[j] = p.vertices[j] - base_[owner];
+      sides[slot].weights[j] = p.weights[j];
+    }
+    for (int slot = 0; slot < 2; ++slot)
+      if (owners[slot] != members_.size()) {
+        members_[owners[slot]]->contact_.add_joint_side(sides[slot]);
+        impulses_[owners[slot]].push_back(impulse);
       }
   }
   for (std::size_t i = 0; i < members_.size(); ++i) {
@@ -312,11 +313,7 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
     m.v_new_ = v_.segment(o, m.v_.size()) - m.v_;
     m.impulses_ = impulses_[i];
     m.contact_.record_loads(h, m.impulses_, m.vertices_.size());
-    // The rotation's external impulses are over this step's h, not the body's own.
-    const double own = m.h_;
-    m.h_ = h;
-    m.keep_angular_momentum(m.x_start_, m.v_new_, m.joint_settings().rayleigh_alpha);
-    m.h_ = own;
+    m.keep_angular_momentum(m.x_start_, m.v_new_, m.joint_settings().rayleigh_alpha, h);
     m.kick(kernel, time, m.v_new_, m.free_);
     m.counters_.pushing_pairs += m.contact_.apply_impulses(kernel, time, m.impulses_);
     if (&m == &first) continue;

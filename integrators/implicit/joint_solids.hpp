@@ -78,9 +78,13 @@ class JointSolids {
   std::vector<TickPlane> planes_, anchors_;
   std::vector<Vec3> net_;   ///< per vertex of the union: net normal load, N
   std::vector<int> count_;  ///< per vertex: the pushing pair planes on it
-  /// Per joint plane: the member that planned it and its plane index there, or
-  /// (member, −1 − k) for a plane of the member's own that is copied unchanged.
-  std::vector<std::pair<std::size_t, long>> origin_;
+  /// Per plane of the union (before the friction anchors): the member whose plane it is,
+  /// its index in that member's list, and whether it is a pair plane between two members.
+  struct PlaneOrigin {
+    std::size_t member = 0, plane = 0;
+    bool pair = false;
+  };
+  std::vector<PlaneOrigin> origin_;
   std::vector<std::vector<double>> impulses_;  ///< per member, per plane of its list
 };
 

@@ -99,7 +99,7 @@ void SolidSource::plan_end_state() {
   }
 }
 
-double SolidSource::rotation_share(const Eigen::VectorXd& x_n) {
+double SolidSource::rotation_share(const Eigen::VectorXd& x_n, double h) {
   // The budget (solid_source.hpp, kRotationBudget): a share of the largest kinetic
   // energy the body has carried at a step's start, this one's included.
   const std::vector<double>& mass = model_->lumped_mass();
@@ -107,7 +107,7 @@ double SolidSource::rotation_share(const Eigen::VectorXd& x_n) {
   for (std::size_t a = 0; a < mass.size(); ++a)
     kinetic += 0.5 * mass[a] * v_.segment<3>(3 * static_cast<Eigen::Index>(a)).squaredNorm();
   peak_kinetic_ = std::max(peak_kinetic_, kinetic);
-  const RotationShare r = energy_limited_share(*model_, mass, x_n, v_, x_end_, v_end_, rotation_, f_ext_, h_,
+  const RotationShare r = energy_limited_share(*model_, mass, x_n, v_, x_end_, v_end_, rotation_, f_ext_, h,
                                                contact_.planes(), impulses_,
                                                energy_credit_ + kRotationBudget * peak_kinetic_, x_share_,
                                                v_share_);

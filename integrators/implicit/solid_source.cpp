@@ -102,17 +102,13 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   if (euler_) {
     current_ = next_step_++;
     std::span<TickPlane> planes;
+    find_planes(kernel, time);
     if (contact_.any()) {
-      find_planes(kernel, time);
       if (joint_ && joint_->step(*this, time, kernel)) {
         ++counters_.joint_steps;
         return clock_.time(next_step_);
       }
       planes = contact_.planes();
-    } else {
-      gather(kernel.state(), time);
-      v_new_ = v_;
-      x_start_ = x_;
     }
     const BackwardEulerReport r = euler_->step(h_, x_, v_new_, f_ext_, fixed_, planes);
     counters_.newton_iterations += r.newton_iterations;
@@ -129,7 +125,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     v_new_ -= v_;
     // BackwardEuler's own safeguard checked the solve; the rotation spends no more
     // energy than the body dissipated (keep_angular_momentum).
-    keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha);
+    keep_angular_momentum(x_start_, v_new_, euler_->settings().rayleigh_alpha, h_);
     kick(kernel, time, v_new_, free_);
     if (!contact_.planes().empty()) counters_.pushing_pairs += contact_.apply_impulses(kernel, time, impulses_);
     return clock_.time(next_step_);
@@ -143,8 +139,9 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
       ++counters_.joint_steps;
       return clock_.time(next_step_);
     }
+  } else {
+    gather(kernel.state(), time);
   }
-  gather(kernel.state(), time);
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
   // One linear solve holds its planes as two-sided springs (plan_multirate_contact), but
@@ -222,7 +219,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
       for (Index a : regions[i].vertices)
         for (Eigen::VectorXd& dv : step_.dv_S[i]) dv.segment<3>(3 * a) = v_new_.segment<3>(3 * a);
   }
-  if (single) keep_angular_momentum(x_, v_new_, alpha);
+  if (single) keep_angular_momentum(x_, v_new_, alpha, h_);
   else if (free_.size() == vertices_.size()) keep_angular_momentum_multirate(alpha);
   if (contact_.any() && contact_.planes().empty()) contact_.record_loads(h_, impulses_, vertices_.size());
   if (!contact_.planes().empty()) {
@@ -441,8 +438,8 @@ void SolidSource::multirate_plane_impulses() {
   }
 }
 
-void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv,
-                                        double alpha) {
+void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha,
+                                        double h) {
   if (free_.size() != vertices_.size()) return;  // pins take torques of their own
   const std::vector<double>& m = model_->lumped_mass();
   RigidRotation turn;
@@ -453,8 +450,8 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
   for (std::size_t a = 0; a < m.size(); ++a) {
     const Vec3 r = turn.arm(x_n.segment<3>(3 * a));
     const Vec3 next = v_.segment<3>(3 * a) + dv.segment<3>(3 * a);
-    excess += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)) - h_ * Vec3(f_ext_.segment<3>(3 * a)) +
-                      (h_ * alpha * m[a]) * next);
+    excess += r.cross(m[a] * Vec3(dv.segment<3>(3 * a)) - h * Vec3(f_ext_.segment<3>(3 * a)) +
+                      (h * alpha * m[a]) * next);
   }
   const std::vector<TickPlane>& planes = contact_.planes();
   for (std::size_t k = 0; k < planes.size() && k < impulses_.size(); ++k)
@@ -464,8 +461,8 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
         excess -= r.cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
       }
   if (material_torque_is_external()) {
-    torque_x_ = x_n + h_ * (v_ + dv);
-    excess -= material_torque(torque_x_);
+    torque_x_ = x_n + h * (v_ + dv);
+    excess -= material_torque(torque_x_, h);
   }
   if (!turn.solve(excess)) return;  // a degenerate (collinear) body: left as solved
   rotation_.setZero(dv.size());
@@ -473,8 +470,8 @@ void SolidSource::keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::Vecto
   double share = 1.0;
   if (energy_safeguard_) {
     v_end_ = v_ + dv;
-    x_end_ = x_n + h_ * v_end_;
-    share = rotation_share(x_n);
+    x_end_ = x_n + h * v_end_;
+    share = rotation_share(x_n, h);
   }
   dv += share * rotation_;
 }
@@ -488,12 +485,12 @@ bool SolidSource::material_torque_is_external() const {
   return false;
 }
 
-Vec3 SolidSource::material_torque(const Eigen::VectorXd& x1) {
+Vec3 SolidSource::material_torque(const Eigen::VectorXd& x1, double h) {
   model_->gradient(x1, torque_g_);  // ∇E = −f_int
   Vec3 torque = Vec3::Zero();
   for (Eigen::Index o = 0; o < x1.size(); o += 3)  // Σ f_int = 0: about any point
     torque -= Vec3(x1.segment<3>(o)).cross(Vec3(torque_g_.segment<3>(o)));
-  return h_ * torque;
+  return h * torque;
 }
 
 void SolidSource::keep_angular_momentum_multirate(double alpha) {
@@ -539,7 +536,7 @@ void SolidSource::keep_angular_momentum_multirate(double alpha) {
         excess -= r_of(planes[k].vertices[i]).cross((impulses_[k] * planes[k].weights[i]) * planes[k].normal);
   if (material_torque_is_external()) {
     plan_end_state();
-    excess -= material_torque(x_end_);
+    excess -= material_torque(x_end_, h_);
   }
   if (!turn.solve(excess, B)) return;  // a degenerate body: left as planned
   // The share the plan's energy allows (keep_angular_momentum): ω × r joins every
@@ -549,7 +546,7 @@ void SolidSource::keep_angular_momentum_multirate(double alpha) {
   double share = 1.0;
   if (energy_safeguard_) {
     plan_end_state();
-    share = rotation_share(x_);
+    share = rotation_share(x_, h_);
   }
   const auto add = [&](Eigen::VectorXd& dv, Index a) {
     const auto o = 3 * static_cast<Eigen::Index>(a);

@@ -119,6 +119,10 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   double coarse_step() const { return h_; }
   const MultirateSolver* multirate() const { return multirate_.get(); }
   const std::vector<Index>& vertices() const { return vertices_; }
+  /// Whether global vertex g is one of this body's (its vertices are consecutive).
+  bool owns(Index g) const {
+    return !vertices_.empty() && g >= vertices_.front() && g - vertices_.front() < static_cast<Index>(vertices_.size());
+  }
   /// The planes of the steps' solves (backward Euler): set its finders before start().
   SolveContact& contact() { return contact_; }
   const SolveContact& contact() const { return contact_; }
@@ -134,8 +138,8 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// own, or for a Zhao body the safeguard's Newton step — Zhao's "collision can only be
   /// checked and handled at this rate" (h_L), as region_meets_solid() does.
   BackwardEulerSettings joint_settings() const;
-  /// Gathers the state at `time` and finds the planes of a backward-Euler step of h
-  /// (0: the body's own).
+  /// Gathers the state at `time` (x_, v_; x_start_ and v_new_ from them) and, with
+  /// contact, finds the planes of a backward-Euler step of h (0: the body's own).
   void find_planes(Kernel& kernel, double time, double h = 0.0);
   /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
   void kick(Kernel& kernel, double t, const Eigen::VectorXd& dv, const std::vector<Index>& local);
@@ -154,10 +158,10 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   bool multirate_step_gained_energy();
   /// The plan's positions and velocities at t_n + h_L (eq. 21–22) into x_end_, v_end_.
   void plan_end_state();
-  /// The share of the rotation u = rotation_ (at x_n) that the step ending at
+  /// The share of the rotation u = rotation_ (at x_n) that the step of h ending at
   /// (x_end_, v_end_) may take (energy_limited_share), spending energy_credit_; counts
   /// and logs a cut.
-  double rotation_share(const Eigen::VectorXd& x_n);
+  double rotation_share(const Eigen::VectorXd& x_n, double h);
   /// The safeguard's re-solve: the step from (x_n, v_) taken again as one converged
   /// backward-Euler step of h (Newton, line search, the planes found anew as backward
   /// Euler's one-sided ones). On success v_new_ holds its Δv and impulses_ the planes'
@@ -176,7 +180,8 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   bool region_meets_solid() const;
   /// The group (−1 L, i region i) of a plane's free vertices; −3: none, or mixed.
   int plane_group(const TickPlane& p) const;
-  /// A free body's step dv (3n, applied at t_n at x_n = x_start) made to change the
+  /// A free body's step dv (3n, applied at t_n at x_n = x_start, a step of h: the body's
+  /// own, or a joint step's) made to change the
   /// angular momentum by exactly the external impulses' torque — gravity, α damping,
   /// the planes' impulses_ — by a rigid rotation ω × (x_n − C) about the mass centre C
   /// (no linear momentum, O(h²)): backward Euler's own change, −h² Σ v_{n+1} × f, and a
@@ -184,7 +189,7 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// step on an obstacle (material_torque_is_external). With the energy safeguard on,
   /// only the share of the rotation the step's energy allows (energy_limited_share) is
   /// added.
-  void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha);
+  void keep_angular_momentum(const Eigen::VectorXd& x_n, Eigen::VectorXd& dv, double alpha, double h);
   /// The same for a multi-rate step with regions at m > 1 (step_, planned from x_ and
   /// v_): a region's increments land at its substeps, at the positions the plan has
   /// reached by then, so the step changes L by Σ_k Σ_a (x_a(t_k) − C) × m_a Δv_{a,k} over
@@ -204,8 +209,8 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   /// bunny_be_h10_4mm_mu0.5_damped_linear; docs/backward-euler.md "Angular momentum and
   /// energy"). The obstacle takes torques of its own, as pins do.
   bool material_torque_is_external() const;
-  /// h Σ (x1 − C) × f_int(x1): the elastic forces' torque over a step ending at x1 (3n).
-  Vec3 material_torque(const Eigen::VectorXd& x1);
+  /// h Σ (x1 − C) × f_int(x1): the elastic forces' torque over a step of h ending at x1 (3n).
+  Vec3 material_torque(const Eigen::VectorXd& x1, double h);
   /// An off-plan substep's response dv (SolidFineSource) on a region and, if given, its
   /// interface: internal, so it must carry no torque; a rigid rotation of those
   /// vertices about their mass centre (no linear momentum) takes its torque, plus

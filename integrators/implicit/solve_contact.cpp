@@ -9,7 +9,6 @@ void SolveContact::find(double time, double h, double speed, const Eigen::Vector
                         const Eigen::VectorXd* v) {
   planes_.clear();
   plane_features_.clear();
-  unbounded_.clear();
   planned_by_others_.clear();
   if (time != anchoring_time_) {
     if (anchoring_time_ >= 0.0) std::swap(stuck_, anchoring_);
@@ -132,7 +131,6 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     // Zhao m = 1 block on the ground, 3.4 J -> 37 J (sweep stack_zhao_m1_be, now never
     // above E0). (While Zhao's pairs kept η(1), the bound made two Zhao m = 1 blocks
     // climb back 1.2e-2 of E0; at 2 η(1) they climb 3e-4 with it.)
-    unbounded_.push_back(plane.stiffness);
     if (series) plane.stiffness /= 1.0 + plane.stiffness * h * h * f.other_inverse_mass;
     planes_.push_back(plane);
     plane_features_.push_back(f);
@@ -197,7 +195,6 @@ void SolveContact::add_friction(double time, double h, const Eigen::VectorXd& x,
     anchor_plane.friction = true;
     planes_.push_back(anchor_plane);
     plane_features_.push_back(f);
-    unbounded_.push_back(anchor_plane.stiffness);
   }
 }
 

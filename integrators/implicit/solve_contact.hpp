@@ -9,7 +9,6 @@
 /// interpenetration; the planes keep implicit bodies from answering contact one step
 /// late (an explicit impulse against an implicit step longer than the contact's
 /// elastic period creates energy).
-#include <cmath>
 #include <functional>
 #include <span>
 #include <vector>
@@ -133,9 +132,6 @@ class SolveContact {
   bool solid_pair(std::size_t k) const { return plane_features_[k].pair && plane_features_[k].other_solid; }
   /// The feature plane k was made from.
   const TickContactFeature& feature(std::size_t k) const { return plane_features_[k]; }
-  /// Plane k's stiffness before the series bound with the other side's inertia
-  /// (add_planes): a pair solved with both sides as unknowns needs no bound.
-  double unbounded_stiffness(std::size_t k) const { return unbounded_[k]; }
   /// The clearance of a pair plane whose other side is a solid (add_planes).
   double solid_pair_clearance() const {
     return pair_settings_.solid_clearance > 0.0 ? pair_settings_.solid_clearance : pair_settings_.clearance;
@@ -144,15 +140,6 @@ class SolveContact {
   double pair_stiffness() const { return pair_settings_.stiffness; }
   /// Coulomb μ of the pair planes (JointSolids: between solids stepped together).
   double pair_friction() const { return pair_settings_.friction; }
-  /// The normal load (N) the last step's planes put on the vertices of plane p: Σ |w_i| F_i
-  /// (record_loads).
-  double load(const TickPlane& p) const {
-    double f = 0.0;
-    if (!load_.empty())
-      for (int i = 0; i < TickPlane::kMaxVertices; ++i)
-        if (p.weights[i] != 0.0) f += std::abs(p.weights[i]) * load_[p.vertices[i]];
-    return f;
-  }
   /// Marks pair plane k as solved jointly with the other body (TickContactFeature::joint).
   void mark_joint(std::size_t k) { plane_features_[k].joint = true; }
   /// Appends the body's side of a pair plane another body planned and solved jointly
@@ -165,7 +152,6 @@ class SolveContact {
     f.weights = side.weights;
     planes_.push_back(side);
     plane_features_.push_back(f);
-    unbounded_.push_back(side.stiffness);
   }
   /// One vertex (global) of the other body of each near pair that the other body plans,
   /// at the last find().
@@ -201,11 +187,9 @@ class SolveContact {
     for (std::size_t i = 0; i < planes_.size(); ++i)
       if (planes_[i].friction ? kept : (kept = keep(planes_[i]))) {
         planes_[out] = planes_[i];
-        unbounded_[out] = unbounded_[i];
         plane_features_[out++] = plane_features_[i];
       }
     planes_.resize(out);
-    unbounded_.resize(out);
     plane_features_.resize(out);
   }
   /// Removes the planes k with `dropped[k]` (one flag per plane), and with a dropped
@@ -251,7 +235,6 @@ class SolveContact {
   std::vector<TickContactFeature> features_;
   std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
   std::vector<TickPlane> planes_;
-  std::vector<double> unbounded_;  ///< per plane: unbounded_stiffness
   std::vector<Index> planned_by_others_;
   mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
   std::vector<double> load_;              ///< per local vertex, N (record_loads)
