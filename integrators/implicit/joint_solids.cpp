@@ -173,9 +173,12 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
         if (p.weights[j] != 0.0) p.vertices[j] += base_[i];
       const TickContactFeature& f = c.feature(k);
       long other = -1;
-      if (f.pair && f.other_solid && !p.friction)
+      if (f.pair && f.other_solid)
         for (int j = 0; j < TickPlane::kMaxVertices && other < 0; ++j)
           if (f.other_weights[j] != 0.0) other = member_of(f.others[j]);
+      // The planner's friction anchors of a pair with another member (planned for a
+      // staggered step) give way to the joint anchors below (impulse 0: no reaction).
+      if (other >= 0 && p.friction) continue;
       if (other >= 0) {
         const SolidSource& o = *members_[static_cast<std::size_t>(other)];
         double inverse_mass = 0.0;

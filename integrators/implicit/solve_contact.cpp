@@ -29,6 +29,26 @@ void SolveContact::find(double time, double h, double speed, const Eigen::Vector
 void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, const std::vector<bool>& fixed,
                               const std::vector<double>& mass, const TickContactSettings& settings,
                               const Eigen::VectorXd* v) {
+  // A solid's pair planes with another solid that carry friction: how many of them each
+  // vertex (own, local; other, global) is in. A vertex in N such pairs (a face pressed
+  // on a face: a vertex–face pair and edge pairs) would take N anchors, each holding the
+  // vertex's whole load and each as stiff as the other point's whole inertia allows
+  // (add_friction): N times the friction, and N times the recoil that stops the other
+  // point — a staggered overshoot that grew without bound (a Schroeder block landing on
+  // a backward-Euler block, 3.4 J -> 1.5e5 J in one frame).
+  own_pairs_.clear();
+  other_pairs_.clear();
+  if (reduced_mass_ && settings.friction > 0.0) {
+    own_pairs_.assign(x.size() / 3, 0);
+    for (const TickContactFeature& f : features_) {
+      if (!f.pair || !f.other_solid || f.planned_by_other) continue;
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
+        if (f.weights[i] != 0.0) ++own_pairs_[f.vertices[i]];
+        if (f.other_weights[i] != 0.0) other_pairs_.push_back(f.others[i]);
+      }
+    }
+    std::sort(other_pairs_.begin(), other_pairs_.end());
+  }
   for (const TickContactFeature& f : features_) {
     if (f.planned_by_other) {
       for (int j = 0; j < TickPlane::kMaxVertices; ++j)
@@ -135,7 +155,26 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
     planes_.push_back(plane);
     plane_features_.push_back(f);
     ++(f.pair ? pair_planes : obstacle_planes);
-    if (!f.pair && settings.friction > 0.0 && load > 0.0) add_friction(time, h, x, plane, f, settings.friction * load, v);
+    // Friction on obstacle planes, and on a solid's pair planes with another solid, whose
+    // reaction goes to that body's vertices at once (apply_impulses). Without it a
+    // Schroeder block resting on a backward-Euler block slid off at the first tilt
+    // (sweep stack_be_schroeder): the planes keep the faces out of the layers, whose
+    // friction had held it. A cloth's pairs keep none (their layers hold the cloth).
+    if (!f.pair && settings.friction > 0.0 && load > 0.0)
+      add_friction(time, h, x, plane, f, settings.friction * load, v, 0.0);
+    if (series && settings.friction > 0.0 && !load_.empty()) {
+      // Each vertex's load shared among its pairs, and the other point's inertia among
+      // the pairs of its most shared vertex (above).
+      double share = 0.0;
+      int most = 1;
+      for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
+        if (f.weights[i] != 0.0) share += std::abs(f.weights[i]) * load_[f.vertices[i]] / own_pairs_[f.vertices[i]];
+        if (f.other_weights[i] == 0.0) continue;
+        const auto range = std::equal_range(other_pairs_.begin(), other_pairs_.end(), f.others[i]);
+        most = std::max(most, static_cast<int>(range.second - range.first));
+      }
+      if (share > 0.0) add_friction(time, h, x, plane, f, settings.friction * share, v, most * f.other_inverse_mass);
+    }
   }
 }
 
@@ -158,10 +197,17 @@ void SolveContact::add_planes(double time, double h, const Eigen::VectorXd& x, c
 // (k_t ε h = μ F). The point then settles where the spring balances T and stays there;
 // past μ F it is re-anchored and slides. Only single-vertex features (a vertex on an
 // obstacle face) keep anchors: an edge's point moves along the edge as it turns.
+//
+// A pair with another solid: the other side's point moves with its own velocity, the
+// anchor with it, and each anchor is in series with the other side's inertia as the
+// normal plane is (its impulse never more than what stops the other point: it is given
+// to that body explicitly). No sticking anchors: a pair's point is not one vertex's.
 void SolveContact::add_friction(double time, double h, const Eigen::VectorXd& x, const TickPlane& plane,
                                 const TickContactFeature& f, double friction_force,
-                                const Eigen::VectorXd* v) {
-  Vec3 y = Vec3::Zero(), u = -f.velocity;
+                                const Eigen::VectorXd* v, double other_inverse_mass) {
+  const bool pair = f.pair;
+  const Vec3& moving = pair ? f.other_velocity : f.velocity;
+  Vec3 y = Vec3::Zero(), u = -moving;
   for (int i = 0; i < TickPlane::kMaxVertices; ++i) {
     if (f.weights[i] == 0.0) continue;
     const auto o = 3 * static_cast<Eigen::Index>(f.vertices[i]);
@@ -171,8 +217,8 @@ void SolveContact::add_friction(double time, double h, const Eigen::VectorXd& x,
   const Vec3& n = plane.normal;
   const double slip = v ? (u - n.dot(u) * n).norm() : 0.0;
   const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-  Vec3 anchor = y + h * f.velocity;
-  const bool single = f.weights[0] == 1.0 && (f.weights.tail<3>().array() == 0.0).all();
+  Vec3 anchor = y + h * moving;
+  const bool single = !pair && f.weights[0] == 1.0 && (f.weights.tail<3>().array() == 0.0).all();
   if (single && slip < kStickSpeed) {
     const auto a = static_cast<std::size_t>(f.vertices[0]);
     const auto vertices = static_cast<std::size_t>(x.size() / 3);
@@ -191,6 +237,7 @@ void SolveContact::add_friction(double time, double h, const Eigen::VectorXd& x,
     anchor_plane.normal = t;
     anchor_plane.offset = t.dot(anchor);
     anchor_plane.stiffness = friction_force / (h * std::max(slip, kStickSpeed));
+    if (other_inverse_mass > 0.0) anchor_plane.stiffness /= 1.0 + anchor_plane.stiffness * h * h * other_inverse_mass;
     anchor_plane.two_sided = true;
     anchor_plane.friction = true;
     planes_.push_back(anchor_plane);

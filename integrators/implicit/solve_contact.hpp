@@ -220,7 +220,8 @@ class SolveContact {
                   const std::vector<double>& mass, const TickContactSettings& settings,
                   const Eigen::VectorXd* v);
   void add_friction(double time, double h, const Eigen::VectorXd& x, const TickPlane& plane,
-                    const TickContactFeature& f, double friction_force, const Eigen::VectorXd* v);
+                    const TickContactFeature& f, double friction_force, const Eigen::VectorXd* v,
+                    double other_inverse_mass);
 
   /// A sticking vertex's friction anchor: where its step ending at `end` anchored it.
   struct StickAnchor {
@@ -236,6 +237,8 @@ class SolveContact {
   std::vector<TickContactFeature> plane_features_;  ///< the feature of each plane
   std::vector<TickPlane> planes_;
   std::vector<Index> planned_by_others_;
+  std::vector<int> own_pairs_;      ///< add_planes' scratch: pairs with friction per own vertex
+  std::vector<Index> other_pairs_;  ///< and their other vertices, sorted (one per pair and vertex)
   mutable std::vector<double> impulses_;  ///< apply_reactions' scratch
   std::vector<double> load_;              ///< per local vertex, N (record_loads)
   std::vector<double> material_k_;        ///< per local vertex, N/m (set_material_stiffness)

@@ -98,7 +98,10 @@ void give_ticks_pairs(World::Impl& w, const ContactParameters& params) {
   std::vector<PairOwner> owners;
   for (std::size_t b = 0; b < w.scene.bodies.size(); ++b) {
     const auto it = w.phantom_of_body.find(b);
-    owners.push_back({w.scene.bodies[b].first_vertex, it == w.phantom_of_body.end() ? nullptr : it->second, false});
+    const Body& body = w.scene.bodies[b];
+    PairOwner o{body.first_vertex, it == w.phantom_of_body.end() ? nullptr : it->second};
+    o.obstacle = body.obstacle;
+    owners.push_back(o);
   }
   // A Schroeder solid plans no pairs, but to the planes of a backward-Euler or Zhao
   // solid it is a solid: its side of a pair moves with its own velocity and recoils
