@@ -145,10 +145,12 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
   if (contact_.any()) plan_multirate_contact(time);
   multirate_->step(x_, v_, f_ext_, step_);
   // One linear solve holds its planes as two-sided springs (plan_multirate_contact), but
-  // a pair plane with another solid may only push (its reaction pulls the other body's
+  // a pair plane with another body may only push (its reaction pulls the other body's
   // face in): the step is solved again with the pair planes that pushed over it and
   // those left out that its landing now violates, until that set stays the same (an
-  // active set; at most kMaxPlanePasses solves). Obstacle planes and pairs with a cloth
+  // active set; at most kMaxPlanePasses solves). A phantom cloth's pairs too: held
+  // two-sided, a Zhao m = 1 block at 3 m/s pulled the cloth's light vertices into it,
+  // 5.1 J -> 103 J, 515 layers deep (test_zhao_cloth_contact). Obstacle planes
   // stay two-sided: dropping the ground's pulling planes too, a fast stiff bar landing
   // at m = 1 gained 2.74 J of 3.30 J with the energy safeguard
   // (test_linearised_safeguard; not diagnosed). An obstacle plane the step was planned
@@ -170,7 +172,7 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
       for (std::size_t k = 0; k < all.size(); ++k) {
         // A friction anchor follows its normal plane, which precedes it.
         if (all[k].friction) next_with_[k] = k > 0 ? next_with_[k - 1] : 0;
-        else if (contact_.solid_pair(k)) next_with_[k] = impulses_[k] > 0.0 ? 1 : 0;
+        else if (contact_.pair_with_solid_or_phantom(k)) next_with_[k] = impulses_[k] > 0.0 ? 1 : 0;
         else if (solved_with_[k]) next_with_[k] = 1;
         else if (const int q = first_substep_behind(all[k]); q > 0) {
           all[k].first_substep = q;

@@ -150,3 +150,32 @@ TEST_CASE("a phantom cloth hit by a Zhao m = 4 block at 3 m/s: ticks that make e
 }
 
 }  // namespace clockwork
+
+namespace clockwork {
+
+// The same at m = 1 (sweep pair_phantom_zhao_m1_spin_fast): the health check stopped the
+// run at 36 ms (a cloth vertex at 10 km/s) after the phantom ticks at 20 and 28 ms hit
+// their 200-iteration cap. The block's one linear solve holds its planes as two-sided
+// springs, and its active set dropped only the pair planes with a solid that pulled: a
+// pair plane with the phantom cloth pulled too, and its reaction yanked the cloth's
+// light vertices into the block. Such planes now leave the set like a solid's
+// (SolidSource, the multirate step's active set).
+TEST_CASE("a phantom cloth hit by a Zhao m = 1 block at 3 m/s: the run ends, never gains energy and keeps momentum") {
+  constexpr double kFastEnd = 0.08, kStep = 0.01;
+  Scene s = test::build(cloth_under_block(1, test::velocity({0.3, 0.15, -3.0}, {0.3, -0.5, 0.8})));
+  Kernel& k = *s.kernel;
+  const auto [d0, highest, dP, dL, reached] = sample_run(k, kFastEnd, kStep);
+  const ContactCounters c = s.contact->counters();
+  MESSAGE(fmt::format("reached {} s of {} s in {} events; highest energy {:.6g} J of {:.6g} J ({:+.2g}); "
+                      "|dP| {:.2g}, |dL| {:.2g}; deepest layer {}",
+                      reached, kFastEnd, k.events_processed(), highest, d0.total(), highest / d0.total() - 1.0, dP,
+                      dL, c.deepest_layer_ever));
+  CHECK_FALSE(k.stopped());
+  CHECK(reached == doctest::Approx(kFastEnd));
+  CHECK(c.layer_activations > 0);
+  CHECK(highest <= d0.total() * (1.0 + 1e-3));
+  CHECK(dP <= 1e-10);
+  CHECK(dL <= 1e-10);
+}
+
+}  // namespace clockwork
