@@ -311,7 +311,10 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
           g_trial = gradient(w.trial, false);
           return g_trial < g_norm;
         });
-        if (t == 0.0) break;
+        if (t == 0.0) {
+          report.at_rounding_floor = true;
+          break;
+        }
         w.u.swap(w.trial);
         g_norm = g_trial;
       } else {
@@ -328,10 +331,16 @@ BackwardEulerReport BackwardEuler::step(double h, Vector& x_io, Vector& v_io, co
         }
         t = ls.step;
         g_norm = gradient(w.u, false);
-        if (!ls.accepted()) break;
+        if (!ls.accepted()) {
+          report.at_rounding_floor = true;
+          break;
+        }
       }
       // A step below the rounding of the displacement cannot change u any more.
-      if (step_negligible(t * w.d.lpNorm<Eigen::Infinity>(), w.u.lpNorm<Eigen::Infinity>(), 1e-15)) break;
+      if (step_negligible(t * w.d.lpNorm<Eigen::Infinity>(), w.u.lpNorm<Eigen::Infinity>(), 1e-15)) {
+        report.at_rounding_floor = true;
+        break;
+      }
     }
     return true;
   };

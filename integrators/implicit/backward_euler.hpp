@@ -121,6 +121,10 @@ struct BackwardEulerReport {
   bool safeguarded = false;
   double gradient_norm = 0.0;  ///< ||∇g|| over the free unknowns at the returned state
   double threshold = 0.0;      ///< the convergence bound it was measured against
+  /// Newton stopped short of the bound because no step along its direction lowered the
+  /// objective any more, or the step fell below the rounding of the displacement: the
+  /// gradient is at the floating-point floor of this step's objective.
+  bool at_rounding_floor = false;
 };
 
 class BackwardEuler {

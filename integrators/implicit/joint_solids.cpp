@@ -1,7 +1,5 @@
 #include "integrators/implicit/joint_solids.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -248,12 +246,8 @@ bool JointSolids::step(SolidSource& first, double time, Kernel& kernel) {
   first.counters_.newton_iterations += r.newton_iterations;
   first.counters_.linear_iterations += r.linear_iterations;
   if (r.safeguarded) ++first.counters_.safeguarded;
-  if (!r.converged && (first.joint_settings().max_newton > 1 || r.safeguarded)) {
-    ++first.counters_.unconverged;
-    spdlog::warn("{}: backward Euler step (with the solids it touches) at t = {} s not converged after {} "
-                 "Newton iterations (|grad| {:.3g}); the last iterate is used",
-                 first.body_, time, r.newton_iterations, r.gradient_norm);
-  }
+  if (!r.converged && (first.joint_settings().max_newton > 1 || r.safeguarded))
+    first.warn_unconverged("backward Euler step (with the solids it touches)", time, r);
 
   // Each plane's impulse h k s at the landing, in each member's list: its own planes
   // (the planner's side of a pair plane among them), and appended, the other sides (every

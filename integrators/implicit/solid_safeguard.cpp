@@ -156,12 +156,7 @@ bool SolidSource::resolve_with_newton(double time, const Eigen::VectorXd& x_n) {
     contact_.planes() = std::move(solved);
     return false;
   }
-  if (!r.converged) {
-    ++counters_.unconverged;
-    spdlog::warn("{}: the energy safeguard's backward Euler step at t = {} s not converged after "
-                 "{} Newton iterations (|grad| {:.3g}); the last iterate is used",
-                 body_, time, r.newton_iterations, r.gradient_norm);
-  }
+  if (!r.converged) warn_unconverged("the energy safeguard's backward Euler step", time, r);
   record_plane_impulses(x_end_, planes);
   v_new_ = v_end_ - v_;
   return true;

@@ -114,12 +114,8 @@ double SolidSource::process(EventSlot, double time, Kernel& kernel) {
     counters_.newton_iterations += r.newton_iterations;
     counters_.linear_iterations += r.linear_iterations;
     if (r.safeguarded) ++counters_.safeguarded;
-    if (!r.converged && (euler_->settings().max_newton > 1 || r.safeguarded)) {  // 1: linearised by design
-      ++counters_.unconverged;
-      spdlog::warn("{}: backward Euler step at t = {} s not converged after {} Newton "
-                   "iterations (|grad| {:.3g}); the last iterate is used",
-                   body_, time, r.newton_iterations, r.gradient_norm);
-    }
+    if (!r.converged && (euler_->settings().max_newton > 1 || r.safeguarded))  // 1: linearised by design
+      warn_unconverged("backward Euler step", time, r);
     // x_ now holds the landing positions x_{n+1}: each plane's impulse h k v there.
     record_plane_impulses(x_, planes);
     v_new_ -= v_;
@@ -589,6 +585,14 @@ double SolidSource::potential_energy(const VertexState& state, double t) const {
     gravity -= f_ext_.segment<3>(3 * a).dot(x.segment<3>(3 * a));
   }
   return model_->value(x) + gravity;
+}
+
+void SolidSource::warn_unconverged(const char* what, double time, const BackwardEulerReport& r) {
+  ++counters_.unconverged;
+  spdlog::warn("{}: {} at t = {} s not converged after {} Newton iterations (|grad| {:.3g} above {:.3g}{}); "
+               "the last iterate is used",
+               body_, what, time, r.newton_iterations, r.gradient_norm, r.threshold,
+               r.at_rounding_floor ? ", at the rounding floor of its objective: no step lowers it further" : "");
 }
 
 }  // namespace clockwork

@@ -143,6 +143,9 @@ class SolidSource final : public EventSource, public BodyIntegrator {
   void find_planes(Kernel& kernel, double time, double h = 0.0);
   /// v_a += dv_a for the listed local vertices (synced to t), reported to the kernel.
   void kick(Kernel& kernel, double t, const Eigen::VectorXd& dv, const std::vector<Index>& local);
+  /// Counts an unconverged Newton step (`what`: which step) and warns with its gradient,
+  /// the bound, and whether Newton stopped at the objective's rounding floor.
+  void warn_unconverged(const char* what, double time, const BackwardEulerReport& r);
   /// The planes of a multi-rate step at `time` (header), given to the solver.
   void plan_multirate_contact(double time);
   /// Each plane's impulse Λ on the body over the large step just planned (step_):
