@@ -24,7 +24,9 @@ json valid_scene() {
     }]})");
 }
 
-std::string error_of(const json& doc, const std::string& base_dir = ".") {
+// Not error_of: test::error_of (tests/support/scenes.hpp) names its document test.json,
+// and test_scene_solid.cpp, which uses that one, shares this file's unity batch.
+std::string scene_error_of(const json& doc, const std::string& base_dir = ".") {
   try {
     build_scene(doc, "scene.json", base_dir);
   } catch (const SceneError& e) {
@@ -112,7 +114,7 @@ TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the
   for (const Case& c : cases) {
     json doc = valid_scene();
     doc[json::json_pointer(c.pointer)] = c.value;
-    const std::string message = error_of(doc);
+    const std::string message = scene_error_of(doc);
     CAPTURE(c.pointer);
     CAPTURE(message);
     CHECK(message.find(c.expected) != std::string::npos);
@@ -122,14 +124,14 @@ TEST_CASE("bad scene values are rejected with the file, the JSON pointer and the
 TEST_CASE("unknown and missing keys are errors naming the key") {
   json doc = valid_scene();
   doc["bodies"][0]["material"]["younng"] = 3;
-  CHECK(error_of(doc).find("scene.json: /bodies/0/material/younng: unknown key 'younng' (allowed: "
+  CHECK(scene_error_of(doc).find("scene.json: /bodies/0/material/younng: unknown key 'younng' (allowed: "
                            "area_density, young, poisson, bending)") != std::string::npos);
   doc = valid_scene();
   doc.erase("end_time");
-  CHECK(error_of(doc) == "scene.json: /: missing required key 'end_time'");
+  CHECK(scene_error_of(doc) == "scene.json: /: missing required key 'end_time'");
   doc = valid_scene();
   doc["bodies"].push_back(doc["bodies"][0]);
-  CHECK(error_of(doc).find("/bodies/1/name: duplicate body or obstacle name, got \"cloth\"") != std::string::npos);
+  CHECK(scene_error_of(doc).find("/bodies/1/name: duplicate body or obstacle name, got \"cloth\"") != std::string::npos);
 }
 
 TEST_CASE("pin_motion release and pins: bad values name the file, the pointer and the value") {
@@ -154,39 +156,39 @@ TEST_CASE("pin_motion release and pins: bad values name the file, the pointer an
   for (const Case& c : cases) {
     json doc = valid_scene();
     doc["bodies"][0]["pin_motion"] = c.motion;
-    const std::string message = error_of(doc);
+    const std::string message = scene_error_of(doc);
     CAPTURE(c.motion.dump());
     CHECK(message == c.expected);
   }
   // Valid: the subset by name, released at 0.3 s.
   json doc = valid_scene();
   doc["bodies"][0]["pin_motion"] = {{"keyframes", keys}, {"pins", {"u0v1"}}, {"release", 0.3}};
-  CHECK(error_of(doc) == "(no error)");
+  CHECK(scene_error_of(doc) == "(no error)");
   // Obstacles and solids have no release (their vertices have no mass to get back).
   doc = valid_scene();
   doc["contact"] = json::object();
   doc["obstacles"] = {{{"name", "ball"},
                        {"shape", {{"type", "sphere"}, {"center", {0, 0, -1}}, {"radius", 0.5}}},
                        {"motion", {{"keyframes", keys}, {"release", 0.3}}}}};
-  CHECK(error_of(doc).find("scene.json: /obstacles/0/motion/release: unknown key 'release'") == 0);
+  CHECK(scene_error_of(doc).find("scene.json: /obstacles/0/motion/release: unknown key 'release'") == 0);
 }
 
 TEST_CASE("mesh files: missing, non-finite coordinates, degenerate triangles") {
   json doc = valid_scene();
   doc["bodies"][0]["shape"] = json{{"type", "obj"}, {"file", "no_such_mesh.obj"}};
   doc["bodies"][0].erase("pins");
-  CHECK(error_of(doc).find("/bodies/0/shape/file: ./no_such_mesh.obj: cannot open the OBJ file") !=
+  CHECK(scene_error_of(doc).find("/bodies/0/shape/file: ./no_such_mesh.obj: cannot open the OBJ file") !=
         std::string::npos);
 
   const std::string nan_obj = write_temp("nan.obj", "v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n");
   doc["bodies"][0]["shape"]["file"] = nan_obj;
-  CHECK(error_of(doc).find(nan_obj + ":2: vertex coordinate is not finite: 'v 1 0 nan'") !=
+  CHECK(scene_error_of(doc).find(nan_obj + ":2: vertex coordinate is not finite: 'v 1 0 nan'") !=
         std::string::npos);
 
   const std::string flat = write_temp("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n");
   doc["bodies"][0]["shape"]["file"] = flat;
   // Refused by the OBJ reader, which names the line (issue 42).
-  CHECK(error_of(doc).find("/bodies/0/shape/file: " + flat +
+  CHECK(scene_error_of(doc).find("/bodies/0/shape/file: " + flat +
                            ":5: face 1 (vertices 1 2 3) is degenerate (zero area): 'f 1 2 3'") !=
         std::string::npos);
 
