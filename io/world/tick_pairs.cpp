@@ -34,7 +34,19 @@ void TickPairFinder::operator()(double time, double reach, std::vector<TickConta
   if (look_ahead_ > 0.0) contact_->near_pairs_within(first_, count_, time, reach, look_ahead_, near_);
   else contact_->near_pairs(first_, count_, near_);
   out.clear();
+  const bool solid = owner_of(first_).solid;
+  // A solid's pair with an explicit cloth (neither a solid, a phantom nor an obstacle)
+  // is the layers' alone (class comment).
+  const auto with_explicit_cloth = [&](const ContactSystem::NearPair& p) {
+    for (const Index v : p.v) {
+      if (v >= first_ && v - first_ < count_) continue;
+      const PairOwner& o = owner_of(v);
+      if (!o.solid && !o.phantom && !o.obstacle) return true;
+    }
+    return false;
+  };
   for (const ContactSystem::NearPair& p : near_) {
+    if (solid && with_explicit_cloth(p)) continue;
     StencilPositions<4> x;
     for (int i = 0; i < 4; ++i) x.col(i) = s.position_at(p.v[i], time);
     const PairClosest c = pair_closest(p.type, x);
@@ -42,7 +54,7 @@ void TickPairFinder::operator()(double time, double reach, std::vector<TickConta
     f.pair = true;
     Vec3 own_velocity = Vec3::Zero(), other_velocity = Vec3::Zero();
     double own_inverse = 0.0, other_inverse = 0.0;  // Σ w²/m per side, kernel masses
-    bool left_to_other = false, explicit_cloth = false;
+    bool left_to_other = false;
     for (int i = 0; i < 4; ++i) {
       const Index v = p.v[i];
       const double inverse = c.w[i] * c.w[i] * s.inv_mass(v);
@@ -55,7 +67,6 @@ void TickPairFinder::operator()(double time, double reach, std::vector<TickConta
       }
       const PairOwner& owner = owner_of(v);
       left_to_other = left_to_other || (owner.plans_pairs && plans_before(owner));
-      explicit_cloth = explicit_cloth || (!owner.solid && !owner.phantom && !owner.plans_pairs && !owner.obstacle);
       f.others[i] = v;
       f.other_weights[i] = c.w[i];
       f.other_phantom = owner.phantom;
@@ -65,8 +76,6 @@ void TickPairFinder::operator()(double time, double reach, std::vector<TickConta
       other_velocity -= c.w[i] * s.velocity(v);
       other_inverse += inverse;
     }
-    // A solid's pair with an explicit cloth is the layers' alone (class comment).
-    if (explicit_cloth && owner_of(first_).solid) continue;
     // Planned by the other body: reported, not planned (SolveContact::planned_by_others).
     f.planned_by_other = left_to_other;
     f.other_inverse_mass = other_inverse;

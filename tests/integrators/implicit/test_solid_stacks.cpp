@@ -31,23 +31,26 @@ using namespace clockwork;
 
 namespace {
 
+/// A 0.15 × 0.15 × 0.1 m corotational block (β = 0.01) at `origin`: backward Euler at
+/// `h`, or with `m` > 0 Zhao's scheme at h_L = `h` with its top layer of vertices a
+/// region at `m`.
+SolidSpec stack_block(std::string name, const Vec3& origin, double h, int m = 0) {
+  SolidSpec b = test::block_spec(std::move(name), origin, {3, 3, 2}, 0.05, {2e5, 0.3, 500}, FemKind::Corotational);
+  if (m > 0)
+    b.integrator = test::zhao_spec(h, m, test::vertices_in_box(b.mesh.vertices, {-1, -1, 0.08}, {1, 1, 1}));
+  else
+    b.integrator = BackwardEulerSpec{.h = h};
+  b.material.rayleigh_beta = 0.01;
+  return b;
+}
+
 /// Backward Euler at `upper_h` for the block dropped, and at `lower_h` for the one on
 /// the ground — or, with `lower_m` > 0, Zhao's scheme at h_L = `lower_h` with its top
 /// layer of vertices a region at `lower_m`; Coulomb friction 0.5 on the ground.
 World stack_scene(double lower_h, double upper_h, int lower_m = 0, bool upper_schroeder = false) {
   World w({.name = "stack", .end_time = 1.0, .frame_rate = 50, .gravity = {0, 0, -9.81}});
-  const auto block = [](std::string name, const Vec3& origin, double h, int m) {
-    SolidSpec b = test::block_spec(std::move(name), origin, {3, 3, 2}, 0.05, {2e5, 0.3, 500},
-                                   FemKind::Corotational);
-    if (m > 0)
-      b.integrator = test::zhao_spec(h, m, test::vertices_in_box(b.mesh.vertices, {-1, -1, 0.08}, {1, 1, 1}));
-    else
-      b.integrator = BackwardEulerSpec{.h = h};
-    b.material.rayleigh_beta = 0.01;
-    return b;
-  };
-  w.add_solid(block("lower", {-0.075, -0.075, 0.004}, lower_h, lower_m));
-  SolidSpec upper = block("upper", {-0.05, -0.06, 0.2}, upper_h, 0);
+  w.add_solid(stack_block("lower", {-0.075, -0.075, 0.004}, lower_h, lower_m));
+  SolidSpec upper = stack_block("upper", {-0.05, -0.06, 0.2}, upper_h);
   if (upper_schroeder) {  // the asynchronous scheme at frames of upper_h
     SchroederSpec schroeder;
     schroeder.settings.frame_dt = upper_h;
@@ -240,11 +243,7 @@ TEST_CASE("solid stacks: a Schroeder block on a 5 ms block stays on it and never
 // layers), every 10 ms to 0.5 s (the cloth lands at about 0.14 s).
 TEST_CASE("solid stacks: an explicit cloth dropped onto a 5 ms block resting on the ground never gains energy") {
   World w({.name = "cloth_on_block", .end_time = 0.5, .frame_rate = 50, .gravity = {0, 0, -9.81}});
-  SolidSpec block = test::block_spec("lower", {-0.075, -0.075, 0.004}, {3, 3, 2}, 0.05, {2e5, 0.3, 500},
-                                     FemKind::Corotational);
-  block.integrator = BackwardEulerSpec{.h = 0.005};
-  block.material.rayleigh_beta = 0.01;
-  w.add_solid(std::move(block));
+  w.add_solid(stack_block("lower", {-0.075, -0.075, 0.004}, 0.005));
   w.add_shell(test::cloth_spec("cloth", 0.3, 15, {0.02, 0.01, 0.2},
                                ShellMaterial{.area_density = 0.2, .young = 2000.0, .poisson = 0.3, .bending = 1e-3}));
   w.add_obstacle(test::ground_spec({0, 0, 0}, 0.6));
